@@ -1,0 +1,317 @@
+import CSQLite
+import Foundation
+
+/// One connection to a SQLite database.
+///
+/// ```swift
+/// let db = try Database()                          // in-memory
+/// let file = try Database(path: "app.sqlite")      // opens or creates a file
+/// let readOnly = try Database(path: "app.sqlite", configuration: .readOnly)
+///
+/// try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)")
+/// try db.execute("INSERT INTO items(title) VALUES (?)", ["milk"])
+/// let titles = try db.fetchAll(String.self, "SELECT title FROM items")
+/// ```
+///
+/// A connection is used by one thread at a time, which is why it is not `Sendable`. Share a
+/// database between tasks and threads with ``DatabaseQueue`` or ``DatabasePool``.
+public final class Database {
+    /// How a connection is opened and set up.
+    public struct Configuration: Sendable {
+        /// Open without write access. Writes fail with `SQLITE_READONLY`.
+        public var readOnly = false
+        /// Create the file when it does not exist (ignored when `readOnly`).
+        public var create = true
+        /// How long a statement waits for another connection's lock before failing with
+        /// `SQLITE_BUSY`.
+        public var busyTimeout: Duration = .seconds(5)
+        /// Enforce `FOREIGN KEY` constraints (SQLite leaves them off by default).
+        public var foreignKeys = true
+        /// How many prepared statements each connection keeps, keyed by SQL text.
+        public var statementCacheCapacity = 128
+
+        public init() {}
+
+        /// A configuration that opens an existing database without write access.
+        public static var readOnly: Configuration {
+            var configuration = Configuration()
+            configuration.readOnly = true
+            configuration.create = false
+            return configuration
+        }
+    }
+
+    @usableFromInline let handle: OpaquePointer
+    /// The file path, or `":memory:"`.
+    public let path: String
+    /// The configuration the connection was opened with.
+    public let configuration: Configuration
+
+    private var statementCache: [String: Statement] = [:]
+    @usableFromInline var lastStatement: Statement?
+    private var useCounter: UInt64 = 0
+    private var savepointDepth = 0
+
+    /// Opens (and by default creates) the database file at `path`. `":memory:"` opens a private
+    /// in-memory database.
+    ///
+    /// Throws when the file cannot be opened or is not a SQLite database.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if configuration.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if configuration.create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            var error = SQLiteError(connection: connection, code: code, sql: nil)
+            error.path = path
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.handle = connection
+        self.path = path
+        self.configuration = configuration
+        do {
+            let milliseconds = configuration.busyTimeout.components.seconds * 1000
+                + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
+            if configuration.foreignKeys {
+                try execute("PRAGMA foreign_keys = ON")
+            }
+            // Opening is lazy in SQLite: read the schema now so that a file that is not a
+            // database fails here, naming the file, rather than on some later query.
+            _ = try fetchOne(Int.self, "SELECT count(*) FROM sqlite_master")
+        } catch var error as SQLiteError {
+            error.path = path
+            statementCache.removeAll()
+            lastStatement = nil
+            throw error
+        }
+    }
+
+    /// Opens a private in-memory database.
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        lastStatement = nil
+        // close_v2 defers the close until statements still held elsewhere are finalized.
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Executing
+
+    /// Runs one SQL statement with positional arguments.
+    ///
+    /// ```swift
+    /// try db.execute("UPDATE items SET done = ? WHERE id = ?", [true, 42])
+    /// ```
+    ///
+    /// Throws when the SQL holds more than one statement (use ``executeScript(_:)``) or the
+    /// number of arguments does not match the statement's parameters; nothing runs then.
+    @inlinable
+    public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+        try cachedStatement(sql).execute(arguments)
+    }
+
+    /// Runs one SQL statement with named arguments: `:title` in the SQL, `"title"` in the dictionary.
+    public func execute(_ sql: String, named arguments: [String: SQLiteValue]) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(named: arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs every statement of a script, in order, without arguments. Statements are not cached.
+    ///
+    /// Wrap the call in ``transaction(_:_:)`` to apply all or nothing.
+    public func executeScript(_ sql: String) throws {
+        var utf8 = Array(sql.utf8CString)
+        try utf8.withUnsafeMutableBufferPointer { buffer in
+            guard var cursor = UnsafePointer(buffer.baseAddress) else { return }
+            let end = cursor + buffer.count - 1
+            while cursor < end {
+                var statementHandle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle, cursor, Int32(end - cursor), &statementHandle, &tail)
+                let text = String(
+                    decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor), as: UTF8.self
+                ).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: text) }
+                guard let statementHandle else { break }  // only whitespace or comments were left
+                let statement = Statement(database: handle, sql: text, handle: statementHandle)
+                while try statement.step() {}
+                guard let tail else { break }
+                cursor = tail
+            }
+        }
+    }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the most recent INSERT, UPDATE or DELETE changed.
+    public var changesCount: Int { Int(sqlite3_changes64(handle)) }
+
+    /// How many rows were changed since the connection opened.
+    public var totalChangesCount: Int { Int(sqlite3_total_changes64(handle)) }
+
+    /// True inside a transaction (SQLite is not in autocommit mode).
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// True when the connection cannot write.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    // MARK: Statements
+
+    /// Prepares a statement that the caller owns; it is not cached.
+    ///
+    /// Throws when the SQL is invalid or holds more than one statement.
+    public func makeStatement(_ sql: String) throws -> Statement {
+        var statementHandle: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail) }
+        guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
+        guard let statementHandle else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)
+        }
+        if let tail, tail.pointee != 0 {
+            let rest = String(cString: tail).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !rest.isEmpty && !Self.isOnlyComments(rest) {
+                sqlite3_finalize(statementHandle)
+                throw SQLiteError(
+                    code: SQLITE_MISUSE,
+                    message: "expected one statement but the SQL holds more (use executeScript for scripts); extra: \(rest.prefix(60))",
+                    sql: sql)
+            }
+        }
+        return Statement(database: handle, sql: sql, handle: statementHandle)
+    }
+
+    private static func isOnlyComments(_ text: String) -> Bool {
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            rest = rest.drop(while: { $0.isWhitespace || $0 == ";" })
+            if rest.hasPrefix("--") {
+                rest = rest.drop(while: { $0 != "\n" })
+            } else if rest.hasPrefix("/*") {
+                guard let close = rest.range(of: "*/") else { return true }
+                rest = rest[close.upperBound...]
+            } else {
+                return rest.isEmpty
+            }
+        }
+        return true
+    }
+
+    /// A prepared statement from the connection's cache, prepared on first use.
+    ///
+    /// Repeating the same SQL text never prepares again, as long as the statement stays among
+    /// the `statementCacheCapacity` most recently used. A statement in use by an open cursor is
+    /// never handed out twice: a fresh one is prepared instead.
+    @inlinable
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let last = lastStatement, !last.isBusy, last.sql == sql {
+            return last
+        }
+        return try cachedStatementSlowPath(sql)
+    }
+
+    @usableFromInline
+    func cachedStatementSlowPath(_ sql: String) throws -> Statement {
+        useCounter &+= 1
+        if let cached = statementCache[sql] {
+            if cached.isBusy { return try makeStatement(sql) }
+            cached.lastUsed = useCounter
+            lastStatement = cached
+            return cached
+        }
+        let statement = try makeStatement(sql)
+        statement.lastUsed = useCounter
+        if statementCache.count >= max(configuration.statementCacheCapacity, 1) {
+            // Evict the least recently used statement that no cursor holds.
+            if let victim = statementCache.values.filter({ !$0.isBusy }).min(by: { $0.lastUsed < $1.lastUsed }) {
+                statementCache[victim.sql] = nil
+            }
+        }
+        statementCache[sql] = statement
+        lastStatement = statement
+        return statement
+    }
+
+    /// How many statements the cache holds now.
+    public var cachedStatementCount: Int { statementCache.count }
+
+    /// Finalizes every cached statement.
+    public func clearStatementCache() {
+        statementCache.removeAll()
+        lastStatement = nil
+    }
+
+    // MARK: Transactions
+
+    /// How a transaction takes its locks.
+    public enum TransactionKind: String, Sendable {
+        /// Takes locks when the first statement needs them.
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once, so the transaction cannot fail later with `SQLITE_BUSY`.
+        case immediate = "IMMEDIATE"
+        /// Like immediate; in WAL mode the same as immediate.
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back everything when it throws.
+    ///
+    /// Inside another transaction, it runs as a savepoint, so an inner failure undoes only the
+    /// inner work (if the outer body catches the error).
+    ///
+    /// ```swift
+    /// try db.transaction { db in
+    ///     try db.execute("INSERT INTO lists(name) VALUES ('groceries')")
+    ///     try db.execute("INSERT INTO items(list_id, title) VALUES (?, 'milk')", [SQLiteValue(db.lastInsertedRowID)])
+    /// }
+    /// ```
+    @discardableResult
+    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: (Database) throws -> T) throws -> T {
+        if isInTransaction { return try savepoint(body) }
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        let result: T
+        do {
+            result = try body(self)
+            try execute("COMMIT TRANSACTION")
+        } catch {
+            // SQLite rolls back by itself after some errors; a second ROLLBACK would then fail.
+            if isInTransaction { try? execute("ROLLBACK TRANSACTION") }
+            throw error
+        }
+        return result
+    }
+
+    /// Runs `body` in a savepoint: released when it returns, rolled back when it throws. Works
+    /// inside and outside transactions.
+    @discardableResult
+    public func savepoint<T>(_ body: (Database) throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "savepoint\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        let result: T
+        do {
+            result = try body(self)
+            try execute("RELEASE SAVEPOINT \(name)")
+        } catch {
+            if isInTransaction {
+                try? execute("ROLLBACK TO SAVEPOINT \(name)")
+                try? execute("RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+        return result
+    }
+}

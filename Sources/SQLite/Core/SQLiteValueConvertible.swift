@@ -1,0 +1,172 @@
+import Foundation
+
+/// A Swift type that converts to and from a single ``SQLiteValue``.
+///
+/// The package conforms `Bool`, the integer types, `Double`, `Float`, `String`, `[UInt8]`, `Data`,
+/// `Date`, `UUID`, `SQLiteValue` itself and `Optional` of any of them. Conform your own types to
+/// store them in a column:
+///
+/// ```swift
+/// enum Priority: Int, SQLiteValueConvertible { case low, high }
+/// ```
+///
+/// `RawRepresentable` types whose raw value is convertible get the conformance's requirements
+/// for free.
+public protocol SQLiteValueConvertible: Sendable {
+    /// The value to bind.
+    var sqliteValue: SQLiteValue { get }
+    /// Decodes from a stored value; returns nil when the value has the wrong type.
+    init?(sqliteValue: SQLiteValue)
+}
+
+extension SQLiteValue: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { self }
+    @inlinable public init?(sqliteValue: SQLiteValue) { self = sqliteValue }
+}
+
+extension Int64: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .integer(self) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .integer(let value): self = value
+        case .real(let value):
+            guard let exact = Int64(exactly: value) else { return nil }
+            self = exact
+        default: return nil
+        }
+    }
+}
+
+extension Int: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        guard let value = Int64(sqliteValue: sqliteValue), let exact = Int(exactly: value) else { return nil }
+        self = exact
+    }
+}
+
+extension Int32: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        guard let value = Int64(sqliteValue: sqliteValue), let exact = Int32(exactly: value) else { return nil }
+        self = exact
+    }
+}
+
+extension Bool: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .integer(let value): self = value != 0
+        case .real(let value): self = value != 0
+        default: return nil
+        }
+    }
+}
+
+extension Double: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .real(self) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .real(let value): self = value
+        case .integer(let value): self = Double(value)
+        default: return nil
+        }
+    }
+}
+
+extension Float: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .real(Double(self)) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        guard let value = Double(sqliteValue: sqliteValue) else { return nil }
+        self = Float(value)
+    }
+}
+
+extension String: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue { .text(self) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        guard case .text(let value) = sqliteValue else { return nil }
+        self = value
+    }
+}
+
+extension Array: SQLiteValueConvertible where Element == UInt8 {
+    @inlinable public var sqliteValue: SQLiteValue { .blob(self) }
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .blob(let bytes): self = bytes
+        case .text(let text): self = Array(text.utf8)
+        default: return nil
+        }
+    }
+}
+
+extension Data: SQLiteValueConvertible {
+    public var sqliteValue: SQLiteValue { .blob([UInt8](self)) }
+    public init?(sqliteValue: SQLiteValue) {
+        guard let bytes = [UInt8](sqliteValue: sqliteValue) else { return nil }
+        self = Data(bytes)
+    }
+}
+
+extension UUID: SQLiteValueConvertible {
+    /// UUIDs are stored as their canonical uppercase text, which is readable in any SQLite tool.
+    public var sqliteValue: SQLiteValue { .text(uuidString) }
+    /// Accepts the text form (any case) and the 16-byte blob form.
+    public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .text(let text):
+            guard let uuid = UUID(uuidString: text) else { return nil }
+            self = uuid
+        case .blob(let bytes) where bytes.count == 16:
+            self = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        default: return nil
+        }
+    }
+}
+
+extension Date: SQLiteValueConvertible {
+    /// Dates are stored as TEXT `yyyy-MM-dd HH:mm:ss.SSS` in UTC: SQLite's own format, which sorts
+    /// as time and works with `date()`, `datetime()` and `strftime()`.
+    public var sqliteValue: SQLiteValue { .text(SQLiteDateFormat.string(from: self)) }
+    /// Accepts SQLite's format, ISO-8601 (`T` separator, `Z` or `±HH:MM` offsets, optional
+    /// fractions), a bare `yyyy-MM-dd`, and numbers as Unix time in seconds.
+    public init?(sqliteValue: SQLiteValue) {
+        switch sqliteValue {
+        case .text(let text):
+            guard let date = SQLiteDateFormat.date(from: text) else { return nil }
+            self = date
+        case .integer(let seconds): self = Date(timeIntervalSince1970: TimeInterval(seconds))
+        case .real(let seconds): self = Date(timeIntervalSince1970: seconds)
+        default: return nil
+        }
+    }
+}
+
+extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
+    @inlinable public var sqliteValue: SQLiteValue {
+        switch self {
+        case .none: .null
+        case .some(let wrapped): wrapped.sqliteValue
+        }
+    }
+    /// NULL decodes as `nil`; any other value must decode as `Wrapped`.
+    @inlinable public init?(sqliteValue: SQLiteValue) {
+        if case .null = sqliteValue {
+            self = .none
+            return
+        }
+        guard let wrapped = Wrapped(sqliteValue: sqliteValue) else { return nil }
+        self = .some(wrapped)
+    }
+}
+
+extension SQLiteValueConvertible where Self: RawRepresentable, RawValue: SQLiteValueConvertible {
+    public var sqliteValue: SQLiteValue { rawValue.sqliteValue }
+    public init?(sqliteValue: SQLiteValue) {
+        guard let raw = RawValue(sqliteValue: sqliteValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+}
