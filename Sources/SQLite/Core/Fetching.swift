@@ -135,8 +135,10 @@ extension Statement {
         try bind(arguments)
         defer { reset() }
         var result: [T] = []
+        var row = Row(statement: self)
         while try step() {
-            result.append(try decode(Row(statement: self)))
+            row.advance()
+            result.append(try decode(row))
         }
         return result
     }

@@ -14,82 +14,110 @@ import CSQLite
 /// ``FetchableRow/init(row:)`` reads straight from the statement, which is what makes hand-written
 /// decoding as fast as the C API; it is valid only during that call. Keep it with ``copy()``.
 public struct Row {
-    @usableFromInline
-    enum Storage {
-        case values(names: [String], values: [SQLiteValue])
-        /// A view of a statement's current row, tagged with the statement's step generation.
-        case statement(Statement, generation: UInt64)
-    }
+    // A struct of plain fields rather than an enum: reading an enum payload copies (and
+    // retains) it on every column access, which costs more than the column read itself.
+
+    /// The statement whose current row this is, for rows handed to `init(row:)`; nil for rows
+    /// that own their values. Held for its lifetime; column reads go through `handle` and
+    /// `generationPointer`, which are plain pointers and cost no reference counting.
+    @usableFromInline let statement: Statement?
+    @usableFromInline let handle: OpaquePointer?
+    @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>?
+    @usableFromInline let liveColumnCount: Int
+    /// The statement's step generation for the row this stands on. Fetch loops move one row
+    /// value along the statement by updating it, which spares a reference count per row.
+    @usableFromInline var generation: UInt64
+    /// Names and values, for rows that own them.
+    @usableFromInline let owned: OwnedValues?
 
     @usableFromInline
-    var storage: Storage
+    final class OwnedValues: Sendable {
+        let names: [String]
+        @usableFromInline let values: [SQLiteValue]
+        init(names: [String], values: [SQLiteValue]) {
+            self.names = names
+            self.values = values
+        }
+    }
+
+    @usableFromInline var ownedValues: [SQLiteValue] { owned?.values ?? [] }
+    var ownedNames: [String] { owned?.names ?? [] }
 
     /// A row that owns its values.
     public init(columnNames: [String], values: [SQLiteValue]) {
         precondition(columnNames.count == values.count, "a row needs as many names as values")
-        storage = .values(names: columnNames, values: values)
+        statement = nil
+        handle = nil
+        generationPointer = nil
+        liveColumnCount = 0
+        generation = 0
+        owned = OwnedValues(names: columnNames, values: values)
     }
 
     @inlinable
     init(statement: Statement) {
-        storage = .statement(statement, generation: statement.generation)
+        self.statement = statement
+        handle = statement.handle
+        generationPointer = statement.generationPointer
+        liveColumnCount = statement.columnCount
+        generation = statement.generation
+        owned = nil
+    }
+
+    /// Moves the row to the statement's current row.
+    @inlinable
+    mutating func advance() {
+        if let generationPointer { generation = generationPointer.pointee }
+    }
+
+    /// Traps when the statement has stepped past this row: reading it now would return another
+    /// row's values.
+    @inlinable
+    func checkCurrent(_ generationPointer: UnsafeMutablePointer<UInt64>) {
+        precondition(
+            generationPointer.pointee == generation,
+            "A Row read from a statement was used after the fetch moved on; keep rows with row.copy()")
     }
 
     /// How many columns the row has.
     @inlinable
     public var count: Int {
-        switch storage {
-        case .values(_, let values): values.count
-        case .statement(let statement, _): statement.columnCount
-        }
+        handle == nil ? ownedValues.count : liveColumnCount
     }
 
     /// The column names, in order.
     public var columnNames: [String] {
-        switch storage {
-        case .values(let names, _): names
-        case .statement(let statement, _): statement.columnNames
-        }
+        statement?.columnNames ?? ownedNames
     }
 
     /// All values, in column order.
     public var values: [SQLiteValue] {
-        (0..<count).map { value(at: $0) }
+        if statement == nil { return ownedValues }
+        return (0..<count).map { value(at: $0) }
     }
 
     /// A row that owns its values, safe to keep after the fetch that produced it moves on.
     public func copy() -> Row {
-        switch storage {
-        case .values: self
-        case .statement(let statement, _): Row(columnNames: statement.columnNames, values: values)
-        }
+        guard let statement, let generationPointer else { return self }
+        checkCurrent(generationPointer)
+        return Row(columnNames: statement.columnNames, values: values)
     }
 
     /// The value at `index`. Traps when `index` is out of range, as arrays do.
     @inlinable
     public func value(at index: Int) -> SQLiteValue {
-        switch storage {
-        case .values(_, let values):
-            return values[index]
-        case .statement(let statement, let generation):
-            precondition(
-                statement.generation == generation,
-                "A Row read from a statement was used after the fetch moved on; keep rows with row.copy()")
-            precondition(index >= 0 && index < statement.columnCount, "column index \(index) out of range")
-            return statement.value(at: index)
-        }
+        guard let handle, let generationPointer else { return ownedValues[index] }
+        checkCurrent(generationPointer)
+        precondition(index >= 0 && index < liveColumnCount, "column index \(index) out of range")
+        return SQLiteValue(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
     }
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
     public func index(ofColumn name: String) -> Int? {
-        switch storage {
-        case .values(let names, _):
-            if let index = names.firstIndex(of: name) { return index }
-            let lowered = name.lowercased()
-            return names.firstIndex { $0.lowercased() == lowered }
-        case .statement(let statement, _):
-            return statement.columnIndex(named: name)
-        }
+        if let statement { return statement.columnIndex(named: name) }
+        if let index = ownedNames.firstIndex(of: name) { return index }
+        let lowered = name.lowercased()
+        return ownedNames.firstIndex { $0.lowercased() == lowered }
     }
 
     /// The value of the named column, or nil when the row has no such column.
@@ -108,10 +136,15 @@ public struct Row {
     /// has a type `T` cannot represent.
     @inlinable
     public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
-        get throws {
-            let value = value(at: index)
-            if let decoded = T(sqliteValue: value) { return decoded }
-            throw decodingError(T.self, index: index, value: value)
+        @inline(__always) get throws {
+            if let handle, let generationPointer {
+                checkCurrent(generationPointer)
+                precondition(index >= 0 && index < liveColumnCount, "column index \(index) out of range")
+                if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
+            } else if let decoded = T(sqliteValue: ownedValues[index]) {
+                return decoded
+            }
+            throw decodingError(T.self, index: index, value: value(at: index))
         }
     }
 
@@ -131,10 +164,7 @@ public struct Row {
     }
 
     @usableFromInline
-    var sql: String? {
-        if case .statement(let statement, _) = storage { return statement.sql }
-        return nil
-    }
+    var sql: String? { statement?.sql }
 
     @usableFromInline
     func decodingError(_ type: Any.Type, index: Int, value: SQLiteValue) -> RowDecodingError {

@@ -22,8 +22,11 @@ public final class Statement {
     /// How many columns each row has.
     public let columnCount: Int
     /// Advances on every step, so a ``Row`` that reads from this statement can tell whether it
-    /// still points at its own row.
-    @usableFromInline var generation: UInt64 = 0
+    /// still points at its own row. Kept behind a pointer because it is read for every column
+    /// decoded, and a class's stored `var` pays a dynamic exclusivity check on each access.
+    @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>
+
+    @inlinable var generation: UInt64 { generationPointer.pointee }
     /// Set while a cursor iterates, so the statement cache hands out a fresh statement instead of
     /// resetting one in use.
     @usableFromInline var isBusy = false
@@ -37,10 +40,13 @@ public final class Statement {
         self.sql = sql
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
         self.columnCount = Int(sqlite3_column_count(handle))
+        generationPointer = .allocate(capacity: 1)
+        generationPointer.initialize(to: 0)
     }
 
     deinit {
         sqlite3_finalize(handle)
+        generationPointer.deallocate()
     }
 
     /// The names of the result columns, in order.
@@ -136,7 +142,7 @@ public final class Statement {
     @inlinable
     public func step() throws -> Bool {
         let code = sqlite3_step(handle)
-        generation &+= 1
+        generationPointer.pointee &+= 1
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
         throw currentError(code)
@@ -146,7 +152,7 @@ public final class Statement {
     @inlinable
     public func reset() {
         sqlite3_reset(handle)
-        generation &+= 1
+        generationPointer.pointee &+= 1
     }
 
     /// Runs the statement to completion with these arguments, discarding any rows.
@@ -162,23 +168,7 @@ public final class Statement {
     /// The value of column `index` of the current row.
     @inlinable
     public func value(at index: Int) -> SQLiteValue {
-        let column = Int32(index)
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER:
-            return .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT:
-            return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            guard count > 0, let blob = sqlite3_column_blob(handle, column) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
-        default:
-            return .null
-        }
+        SQLiteValue(sqliteStatement: handle, column: Int32(index))
     }
 
     /// True when column `index` of the current row is NULL.

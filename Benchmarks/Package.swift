@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A package of its own, so that the main package depends on nothing but libsqlite3.
+let package = Package(
+    name: "Benchmarks",
+    dependencies: [
+        .package(name: "SharingSQLite", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // Raw sqlite3 calls, the floor every other contender is measured against.
+        .systemLibrary(name: "BenchSQLite", path: "Sources/BenchSQLite", pkgConfig: "sqlite3"),
+        .executableTarget(
+            name: "SQLiteBenchmarks",
+            dependencies: [
+                "BenchSQLite",
+                .product(name: "SQLite", package: "SharingSQLite"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

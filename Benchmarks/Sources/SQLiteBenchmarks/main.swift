@@ -1,0 +1,107 @@
+import Foundation
+
+// Runs every workload for every contender, several rounds, in one process, and prints medians
+// and each median's ratio to raw sqlite3. `--csv` prints `workload,contender,median_ms,ratio_to_raw`.
+
+struct Options {
+    var rows = 100_000
+    var rounds = 5
+    var csv = false
+    /// Contender names to run (raw sqlite3 always runs: ratios need it).
+    var contenders: Set<String> = []
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--csv": csv = true
+            case "--rows": rows = try Self.number(rest.popFirst(), for: argument)
+            case "--rounds": rounds = try Self.number(rest.popFirst(), for: argument)
+            case "--contender":
+                guard let name = rest.popFirst() else { throw BenchmarkError("--contender takes a name") }
+                contenders.insert(name)
+            case "-h", "--help":
+                print("usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]...")
+                exit(0)
+            default: throw BenchmarkError("unknown option \(argument); try --help")
+            }
+        }
+    }
+
+    static func number(_ text: String?, for option: String) throws -> Int {
+        guard let text, let value = Int(text), value > 0 else { throw BenchmarkError("\(option) takes a positive number") }
+        return value
+    }
+}
+
+func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+do {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    var contenders: [any Contender] = [
+        RawContender(),
+        PackageContender(.fetchableRow), PackageContender(.decodable),
+        GRDBContender(.record), GRDBContender(.codable),
+    ]
+    if !options.contenders.isEmpty {
+        contenders = contenders.filter { $0.name == "raw sqlite3" || options.contenders.contains($0.name) }
+    }
+    var samples: [String: [String: [Double]]] = [:]  // workload → contender → times
+    var checksums: [String: Int] = [:]
+    for round in 1...options.rounds {
+        if !options.csv { FileHandle.standardError.write(Data("round \(round)/\(options.rounds)\n".utf8)) }
+        for index in contenders.indices {
+            let name = contenders[index].name
+            try contenders[index].setUp(rows: options.rows) { insert in
+                samples[Workload.insert.rawValue, default: [:]][name, default: []].append(try milliseconds(insert))
+            }
+            for workload in Workload.allCases where workload != .insert {
+                var checksum: Int?
+                let time = try milliseconds { checksum = try contenders[index].run(workload, rows: options.rows) }
+                guard let checksum else { continue }
+                // Every contender must compute the same answer, or the comparison means nothing.
+                if let expected = checksums[workload.rawValue], expected != checksum {
+                    throw BenchmarkError("\(name) computed \(checksum) for \(workload.rawValue), expected \(expected)")
+                }
+                checksums[workload.rawValue] = checksum
+                samples[workload.rawValue, default: [:]][name, default: []].append(time)
+            }
+        }
+    }
+
+    let order = contenders.map(\.name)
+    if options.csv {
+        print("workload,contender,median_ms,ratio_to_raw")
+    } else {
+        print("rows: \(options.rows), rounds: \(options.rounds), medians in ms, ratio = median / raw sqlite3 median")
+        print("")
+        print("| workload | contender | median ms | × raw |")
+        print("|---|---|---:|---:|")
+    }
+    for workload in Workload.allCases {
+        guard let byContender = samples[workload.rawValue], let raw = byContender["raw sqlite3"].map(median) else { continue }
+        for name in order {
+            guard let times = byContender[name] else { continue }
+            let value = median(times)
+            let ratio = value / raw
+            if options.csv {
+                print("\(workload.rawValue),\(name),\(String(format: "%.2f", value)),\(String(format: "%.3f", ratio))")
+            } else {
+                print("| \(workload.rawValue) | \(name) | \(String(format: "%.2f", value)) | \(String(format: "%.2f", ratio)) |")
+            }
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(1)
+}
