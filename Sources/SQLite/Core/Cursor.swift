@@ -10,12 +10,17 @@
 public final class Cursor<Element> {
     private let statement: Statement
     private let decode: (Row) throws -> Element
+    private let onFinish: (() -> Void)?
     private var isDone = false
 
-    init(statement: Statement, arguments: [SQLiteValue], decode: @escaping (Row) throws -> Element) throws {
+    init(
+        statement: Statement, arguments: [SQLiteValue], onFinish: (() -> Void)? = nil,
+        decode: @escaping (Row) throws -> Element
+    ) throws {
         try statement.bind(arguments)
         self.statement = statement
         self.decode = decode
+        self.onFinish = onFinish
         statement.isBusy = true
     }
 
@@ -53,5 +58,6 @@ public final class Cursor<Element> {
         isDone = true
         statement.reset()
         statement.isBusy = false
+        onFinish?()
     }
 }

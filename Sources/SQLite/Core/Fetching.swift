@@ -50,20 +50,21 @@ extension Database {
 
     /// All rows, decoded through `Decodable`: each coding key names a column.
     public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
-        let statement = try cachedStatement(sql)
-        return try statement.fetchAll(type, arguments, decode: statement.decodableDecoder(type))
+        try cachedStatement(sql).fetchAllDecodable(type, arguments)
     }
 
     /// The first row decoded through `Decodable`, or nil when there is none.
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
-        let statement = try cachedStatement(sql)
-        return try statement.fetchOne(type, arguments, decode: statement.decodableDecoder(type))
+        try cachedStatement(sql).fetchOneDecodable(type, arguments)
     }
 
     /// A lazy cursor over the rows, decoded through `Decodable`.
     public func cursor<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T> {
         let statement = try cachedStatement(sql)
-        return try Cursor(statement: statement, arguments: arguments, decode: statement.decodableDecoder(type))
+        let decoder = statement.decodableDecoder(type)
+        return try Cursor(statement: statement, arguments: arguments, onFinish: decoder.finish) {
+            try decoder.decode(T.self, row: $0)
+        }
     }
 
     // MARK: Types that are both: FetchableRow wins, because it is faster.
@@ -153,8 +154,8 @@ extension Statement {
         return try decode(Row(statement: self))
     }
 
-    /// Decodes rows through `Decodable`, with this statement's plan for `T`.
-    func decodableDecoder<T: Decodable>(_ type: T.Type) -> (Row) throws -> T {
+    /// A decoder for `T` with this statement's plan. Call `finish()` on it when the fetch ends.
+    func decodableDecoder<T: Decodable>(_ type: T.Type) -> RowDecoder {
         let key = ObjectIdentifier(type)
         let plan: RowDecodingPlan
         if let existing = decodingPlans[key] {
@@ -163,7 +164,21 @@ extension Statement {
             plan = RowDecodingPlan()
             decodingPlans[key] = plan
         }
-        return { try RowDecoder.decode(T.self, row: $0, plan: plan) }
+        return RowDecoder(statement: self, plan: plan)
+    }
+
+    /// All rows, decoded through `Decodable`.
+    func fetchAllDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> [T] {
+        let decoder = decodableDecoder(type)
+        defer { decoder.finish() }
+        return try fetchAll(type, arguments) { try decoder.decode(T.self, row: $0) }
+    }
+
+    /// The first row decoded through `Decodable`, or nil.
+    func fetchOneDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> T? {
+        let decoder = decodableDecoder(type)
+        defer { decoder.finish() }
+        return try fetchOne(type, arguments) { try decoder.decode(T.self, row: $0) }
     }
 
     /// The first column, converted; NULL gives nil.

@@ -4,24 +4,32 @@ import Foundation
 ///
 /// Synthesized `init(from:)` asks for keys in the same order on every row, so the plan learns
 /// that order on the first row and afterwards matches each key with one string comparison
-/// instead of a dictionary lookup.
+/// instead of a dictionary lookup. A statement keeps one plan per type.
 final class RowDecodingPlan {
-    private var keys: [String] = []
-    private var indexes: [Int?] = []
-    private var position = 0
+    // Only ever used on the connection's thread, one row at a time; dynamic exclusivity checks
+    // on these would cost more than the lookups they guard.
+    @exclusivity(unchecked) private var keys: [String] = []
+    @exclusivity(unchecked) private var indexes: [Int?] = []
+    @exclusivity(unchecked) private var position = 0
 
     func startRow() { position = 0 }
 
-    func index(for key: String, in row: Row) -> Int? {
+    @inline(__always)
+    func index(for key: String, statement: Statement) -> Int? {
+        let position = self.position
         if position < keys.count, keys[position] == key {
-            position += 1
-            return indexes[position - 1]
+            self.position = position + 1
+            return indexes[position]
         }
+        return slowIndex(for: key, statement: statement)
+    }
+
+    private func slowIndex(for key: String, statement: Statement) -> Int? {
         // `decodeIfPresent` asks for the same key more than once in a row.
         if position > 0, keys[position - 1] == key {
             return indexes[position - 1]
         }
-        let index = row.index(ofColumn: key)
+        let index = statement.columnIndex(named: key)
         if position == keys.count {
             keys.append(key)
             indexes.append(index)
@@ -31,18 +39,89 @@ final class RowDecodingPlan {
     }
 }
 
-/// Decodes a `Decodable` value from one row: each coding key names a column.
+/// Decodes `Decodable` values from the rows of one fetch: each coding key names a column.
+///
+/// One decoder serves the whole fetch and moves along the statement with it. It keeps the raw
+/// statement handle and step generation as plain fields, so decoding a field costs no reference
+/// counting, and a row allocates nothing but the keyed container's box.
 ///
 /// Dates, UUIDs, `Data` and every ``SQLiteValueConvertible`` type decode from their column with
 /// the package's own conversions; other nested values decode from JSON text.
-struct RowDecoder: Decoder {
-    let row: Row
+final class RowDecoder: Decoder {
+    let statement: Statement
     let plan: RowDecodingPlan
+    private let handle: OpaquePointer
+    private let generationPointer: UnsafeMutablePointer<UInt64>
+    // Only used on the connection's thread, one row at a time.
+    @exclusivity(unchecked) private var generation: UInt64
+    /// The keyed container of the last row, reused for the next: it only points back at this
+    /// decoder, so every row of a type gets the same one, and building it anew costs a box
+    /// allocation and two generic metadata lookups per row.
+    @exclusivity(unchecked) private var cachedKeyType: Any.Type?
+    @exclusivity(unchecked) private var cachedContainer: AnyObject?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    init(statement: Statement, plan: RowDecodingPlan) {
+        self.statement = statement
+        self.plan = plan
+        handle = statement.handle
+        generationPointer = statement.generationPointer
+        generation = statement.generation
+    }
+
+    /// The row the decoder stands on, for the paths that need a ``Row``.
+    var row: Row {
+        var row = Row(statement: statement)
+        row.generation = generation
+        return row
+    }
+
+    /// Decodes `row`, which must come from the decoder's statement.
+    func decode<T: Decodable>(_ type: T.Type, row: Row) throws -> T {
+        precondition(row.handle == handle, "a RowDecoder decodes rows of its own statement")
+        generation = row.generation
+        plan.startRow()
+        return try T(from: self)
+    }
+
+    /// The column of a coding key, or nil when the row has no such column.
+    @inline(__always)
+    func column(for key: String) -> Int? {
+        plan.index(for: key, statement: statement)
+    }
+
+    /// Column `index` converted to `T`, read straight from the statement.
+    @inline(__always)
+    func value<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        precondition(
+            generationPointer.pointee == generation,
+            "A Row read from a statement was used after the fetch moved on; keep rows with row.copy()")
+        if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
+        throw row.decodingError(T.self, index: index, value: statement.value(at: index))
+    }
+
+    func isNull(at index: Int) -> Bool {
+        statement.isNull(at: index)
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key>(row: row, plan: plan))
+        if let cachedContainer, cachedKeyType == Key.self {
+            // KeyedDecodingContainer is a single reference to its box.
+            return unsafeBitCast(cachedContainer, to: KeyedDecodingContainer<Key>.self)
+        }
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
+        if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+            cachedContainer = unsafeBitCast(container, to: AnyObject.self)
+            cachedKeyType = Key.self
+        }
+        return container
+    }
+
+    /// Drops the cached container, which points back at the decoder: call when the fetch ends.
+    func finish() {
+        cachedContainer = nil
+        cachedKeyType = nil
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -53,46 +132,39 @@ struct RowDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         ColumnDecoder(row: row, index: 0, key: nil)
     }
-
-    /// Decodes a whole row as `T`, turning `DecodingError`s into ``RowDecodingError``s that name the column.
-    static func decode<T: Decodable>(_ type: T.Type, row: Row, plan: RowDecodingPlan) throws -> T {
-        plan.startRow()
-        return try T(from: RowDecoder(row: row, plan: plan))
-    }
 }
 
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let row: Row
-    let plan: RowDecodingPlan
+    let decoder: RowDecoder
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] { decoder.statement.columnNames.compactMap { Key(stringValue: $0) } }
 
     private func index(_ key: Key, _ type: Any.Type) throws -> Int {
-        guard let index = plan.index(for: key.stringValue, in: row) else {
+        guard let index = decoder.column(for: key.stringValue) else {
             throw RowDecodingError(
                 column: key.stringValue, index: nil, expectedType: "\(type)",
-                reason: .columnNotFound(available: row.columnNames), sql: row.sql)
+                reason: .columnNotFound(available: decoder.statement.columnNames), sql: decoder.statement.sql)
         }
         return index
     }
 
     func contains(_ key: Key) -> Bool {
-        plan.index(for: key.stringValue, in: row) != nil
+        decoder.column(for: key.stringValue) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        row.value(at: try index(key, Any?.self)).isNull
+        decoder.isNull(at: try index(key, Any?.self))
     }
 
     @inline(__always)
     private func value<T: SQLiteValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
-        try row[index(key, T.self)]
+        try decoder.value(type, at: index(key, T.self))
     }
 
     @inline(__always)
     private func optionalValue<T: SQLiteValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let index = plan.index(for: key.stringValue, in: row) else { return nil }
-        return try row[index] as T?
+        guard let index = decoder.column(for: key.stringValue) else { return nil }
+        return try decoder.value(T?.self, at: index)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(type, key) }
@@ -118,37 +190,38 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
         let index = try index(key, T.self)
-        let raw = row.value(at: index)
-        guard let wide = Int64(sqliteValue: raw), let value = T(exactly: wide) else {
-            throw row.decodingError(T.self, index: index, value: raw)
+        let wide = try decoder.value(Int64.self, at: index)
+        guard let value = T(exactly: wide) else {
+            throw decoder.row.decodingError(T.self, index: index, value: .integer(wide))
         }
         return value
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try index(key, T.self)
-        return try ColumnDecoder(row: row, index: index, key: key).decode(type)
+        return try ColumnDecoder(row: decoder.row, index: index, key: key).decode(type)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = plan.index(for: key.stringValue, in: row) else { return nil }
-        if row.value(at: index).isNull { return nil }
-        return try ColumnDecoder(row: row, index: index, key: key).decode(type)
+        guard let index = decoder.column(for: key.stringValue) else { return nil }
+        if decoder.isNull(at: index) { return nil }
+        return try ColumnDecoder(row: decoder.row, index: index, key: key).decode(type)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try ColumnDecoder(row: row, index: index(key, NestedKey.self), key: key).container(keyedBy: type)
+        try ColumnDecoder(row: decoder.row, index: index(key, NestedKey.self), key: key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try ColumnDecoder(row: row, index: index(key, [Any].self), key: key).unkeyedContainer()
+        try ColumnDecoder(row: decoder.row, index: index(key, [Any].self), key: key).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { RowDecoder(row: row, plan: RowDecodingPlan()) }
+    func superDecoder() throws -> any Decoder { decoder }
+
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ColumnDecoder(row: row, index: try index(key, Any.self), key: key)
+        ColumnDecoder(row: decoder.row, index: try index(key, Any.self), key: key)
     }
 }
 
