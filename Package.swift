@@ -3,8 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "SharingSQLite",
+    // Mutex (Synchronization) needs these on Apple platforms; Linux has no minimum.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "SQLite", targets: ["SQLite"]),
+        .library(name: "QueryCache", targets: ["QueryCache"]),
+        .library(name: "Queryable", targets: ["Queryable"]),
     ],
     targets: [
         .systemLibrary(
@@ -15,6 +19,11 @@ let package = Package(
         ),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        // Generic layers with no SQLite in them.
+        .target(name: "QueryCache"),
+        .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache"]),
+        .target(name: "Queryable"),
+        .testTarget(name: "QueryableTests", dependencies: ["Queryable"]),
     ],
     swiftLanguageModes: [.v6]
 )

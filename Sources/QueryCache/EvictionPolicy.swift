@@ -1,0 +1,29 @@
+import Foundation
+
+/// When a ``QueryClient`` forgets stores nobody uses.
+///
+/// A store is a candidate once it has no subscribers and no running fetch. It is evicted when it
+/// has been idle (since its last subscriber left or its last lookup through the client, whichever
+/// is later) for ``idleTimeout`` by the client's query clock, or, least recently looked up first,
+/// when the client holds more than ``maxStoreCount`` stores. Eviction runs on lookups through the
+/// client and on ``QueryClient/evictExpired()``; nothing runs on a timer, so tests control it
+/// with the clock alone. An evicted store keeps working for whoever still holds it.
+///
+/// ```swift
+/// let client = QueryClient(evictionPolicy: QueryEvictionPolicy(idleTimeout: 60, maxStoreCount: 100))
+/// ```
+public struct QueryEvictionPolicy: Hashable, Sendable {
+  /// Seconds an unused store is kept. Defaults to five minutes.
+  public var idleTimeout: TimeInterval
+  /// The most stores kept; `nil` means no limit. Stores in use are never evicted, so the count
+  /// can exceed this while they are.
+  public var maxStoreCount: Int?
+
+  public init(idleTimeout: TimeInterval = 5 * 60, maxStoreCount: Int? = nil) {
+    self.idleTimeout = idleTimeout
+    self.maxStoreCount = maxStoreCount
+  }
+
+  /// Never evicts.
+  public static let never = QueryEvictionPolicy(idleTimeout: .infinity, maxStoreCount: nil)
+}

@@ -1,0 +1,76 @@
+/// A hierarchical identifier for a query, used to cache stores in a ``QueryClient`` and to match
+/// groups of stores by prefix.
+///
+/// ```swift
+/// let path: QueryPath = ["nearby-events", region]
+/// path.isPrefix(of: ["nearby-events", region, 2])  // true
+/// ```
+public struct QueryPath: Hashable, Sendable {
+  /// One component of a path.
+  public struct Element: Hashable, Sendable, CustomStringConvertible {
+    // Holds the value as `AnyHashable`, which is not `Sendable`, so `Box` declares what the
+    // initializer guarantees: every wrapped value was `Hashable & Sendable` when it came in.
+    private struct Box: Hashable, @unchecked Sendable {
+      let value: AnyHashable
+    }
+
+    private let box: Box
+
+    /// Wraps a hashable, sendable value.
+    public init(_ value: any Hashable & Sendable) {
+      if let element = value as? Element {
+        self = element
+      } else {
+        self.box = Box(value: AnyHashable(value))
+      }
+    }
+
+    /// The wrapped value.
+    public var base: any Hashable { box.value.base as! any Hashable }
+
+    public var description: String { String(describing: box.value.base) }
+  }
+
+  /// The components of the path, outermost first.
+  public var elements: [Element]
+
+  /// Creates a path from its components.
+  public init(_ elements: [any Hashable & Sendable]) {
+    self.elements = elements.map(Element.init)
+  }
+
+  /// Creates a path from already-wrapped components.
+  public init(elements: [Element]) {
+    self.elements = elements
+  }
+
+  /// Whether this path is equal to, or a leading part of, `other`. The empty path is a prefix of
+  /// every path.
+  public func isPrefix(of other: QueryPath) -> Bool {
+    elements.count <= other.elements.count
+      && zip(elements, other.elements).allSatisfy { $0 == $1 }
+  }
+
+  /// Appends components, returning a longer path.
+  public func appending(_ elements: any Hashable & Sendable...) -> QueryPath {
+    QueryPath(elements: self.elements + elements.map(Element.init))
+  }
+}
+
+extension QueryPath: ExpressibleByArrayLiteral {
+  public init(arrayLiteral elements: any Hashable & Sendable...) {
+    self.init(elements)
+  }
+}
+
+extension QueryPath: RandomAccessCollection {
+  public var startIndex: Int { elements.startIndex }
+  public var endIndex: Int { elements.endIndex }
+  public subscript(position: Int) -> Element { elements[position] }
+}
+
+extension QueryPath: CustomStringConvertible {
+  public var description: String {
+    "[" + elements.map(\.description).joined(separator: ", ") + "]"
+  }
+}
