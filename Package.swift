@@ -19,6 +19,8 @@ let package = Package(
         ),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        // The main job on the demo database, until the command-line tool arrives.
+        .executableTarget(name: "demo", dependencies: ["SQLite"]),
         // Generic layers with no SQLite in them.
         .target(name: "QueryCache"),
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache"]),
