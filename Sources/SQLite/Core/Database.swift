@@ -51,6 +51,8 @@ public final class Database {
     @usableFromInline var lastStatement: Statement?
     private var useCounter: UInt64 = 0
     private var savepointDepth = 0
+    let tracker = ChangeTracker()
+    private var isTrackingChanges = false
 
     /// Opens (and by default creates) the database file at `path`. `":memory:"` opens a private
     /// in-memory database.
@@ -99,6 +101,7 @@ public final class Database {
     }
 
     deinit {
+        if isTrackingChanges { ChangeTracker.uninstall(from: handle) }
         statementCache.removeAll()
         lastStatement = nil
         // close_v2 defers the close until statements still held elsewhere are finalized.
@@ -145,7 +148,8 @@ public final class Database {
                 ).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: text) }
                 guard let statementHandle else { break }  // only whitespace or comments were left
-                let statement = Statement(database: handle, sql: text, handle: statementHandle)
+                let statement = Statement(
+                    sql: text, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [], tracker: tracker)
                 while try statement.step() {}
                 guard let tail else { break }
                 cursor = tail
@@ -176,7 +180,10 @@ public final class Database {
     public func makeStatement(_ sql: String) throws -> Statement {
         var statementHandle: OpaquePointer?
         var tail: UnsafePointer<CChar>?
-        let code = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail) }
+        let recorder = RegionRecorder(disablesTruncateOptimization: isTrackingChanges)
+        let code = recorder.record(on: handle) {
+            sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail) }
+        }
         guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
         guard let statementHandle else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)
@@ -191,7 +198,9 @@ public final class Database {
                     sql: sql)
             }
         }
-        return Statement(database: handle, sql: sql, handle: statementHandle)
+        return Statement(
+            sql: sql, handle: statementHandle, readRegion: recorder.readRegion,
+            writtenTables: recorder.writtenTables, tracker: tracker)
     }
 
     private static func isOnlyComments(_ text: String) -> Bool {
@@ -301,17 +310,63 @@ public final class Database {
         defer { savepointDepth -= 1 }
         let name = "savepoint\(savepointDepth)"
         try execute("SAVEPOINT \(name)")
+        tracker.beginSavepoint()
         let result: T
         do {
             result = try body(self)
             try execute("RELEASE SAVEPOINT \(name)")
+            tracker.releaseSavepoint()
         } catch {
             if isInTransaction {
                 try? execute("ROLLBACK TO SAVEPOINT \(name)")
+                tracker.rollbackSavepoint()
                 try? execute("RELEASE SAVEPOINT \(name)")
             }
             throw error
         }
         return result
     }
+
+    // MARK: Observing changes
+
+    /// Calls `observer` after every transaction this connection commits that changed rows, with
+    /// the tables and rowids it changed. Rolled-back work, including work undone by rolling back
+    /// a savepoint, is never reported.
+    ///
+    /// ```swift
+    /// let token = db.addChangeObserver { changes in print("changed:", changes.tables.keys) }
+    /// try db.execute("INSERT INTO items(title) VALUES ('milk')")   // prints changed: ["items"]
+    /// db.removeChangeObserver(token)
+    /// ```
+    ///
+    /// The observer runs on the connection's thread, right after the commit: keep it short and
+    /// do not use the connection from it. Changes made by other connections or processes are
+    /// not reported here; ``dataVersion`` tells that something changed.
+    @discardableResult
+    public func addChangeObserver(_ observer: @escaping (DatabaseChanges) -> Void) -> ChangeObserverToken {
+        if !isTrackingChanges {
+            isTrackingChanges = true
+            tracker.install(on: handle)
+            // Statements prepared before may use the truncate optimization, which deletes
+            // rows without telling the hooks.
+            clearStatementCache()
+        }
+        return ChangeObserverToken(id: tracker.addObserver(observer))
+    }
+
+    /// Stops an observer added with ``addChangeObserver(_:)``.
+    public func removeChangeObserver(_ token: ChangeObserverToken) {
+        tracker.removeObserver(token.id)
+    }
+
+    /// SQLite's `PRAGMA data_version`: it changes when another connection, in this process or
+    /// another, commits a change to the database file. Commits of this connection leave it as is.
+    public var dataVersion: Int64 {
+        get throws { try fetchOne(Int64.self, "PRAGMA data_version") ?? 0 }
+    }
+}
+
+/// Identifies an observer added with ``Database/addChangeObserver(_:)``.
+public struct ChangeObserverToken: Hashable, Sendable {
+    let id: Int
 }

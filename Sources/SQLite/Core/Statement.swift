@@ -35,9 +35,18 @@ public final class Statement {
     /// indexes once per statement.
     var decodingPlans: [ObjectIdentifier: RowDecodingPlan] = [:]
 
-    init(database: OpaquePointer, sql: String, handle: OpaquePointer) {
+    /// The tables and columns the statement reads, recorded when it was prepared.
+    public let readRegion: DatabaseRegion
+    /// The tables the statement inserts into, updates or deletes from (lowercased).
+    public let writtenTables: Set<String>
+    @usableFromInline let tracker: ChangeTracker
+
+    init(sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>, tracker: ChangeTracker) {
         self.handle = handle
         self.sql = sql
+        self.readRegion = readRegion
+        self.writtenTables = writtenTables
+        self.tracker = tracker
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
         self.columnCount = Int(sqlite3_column_count(handle))
         generationPointer = .allocate(capacity: 1)
@@ -141,9 +150,11 @@ public final class Statement {
     /// Steps once. Returns true when a row is ready, false when the statement is done.
     @inlinable
     public func step() throws -> Bool {
+        if !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
         if code == SQLITE_ROW { return true }
+        tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
         if code == SQLITE_DONE { return false }
         throw currentError(code)
     }
@@ -153,6 +164,8 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         generationPointer.pointee &+= 1
+        // A statement with RETURNING commits when it is reset, not when its last row is read.
+        tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
     }
 
     /// Runs the statement to completion with these arguments, discarding any rows.

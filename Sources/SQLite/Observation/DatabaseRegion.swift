@@ -1,0 +1,78 @@
+/// The tables and columns a statement reads, recorded by SQLite's authorizer when the statement
+/// is prepared.
+///
+/// ```swift
+/// let statement = try db.cachedStatement("SELECT title FROM items WHERE done = 0")
+/// statement.readRegion   // items(done, title)
+/// ```
+///
+/// Table names are lowercased, because SQL names are case-insensitive. A table read without
+/// naming columns (`SELECT count(*) FROM items`) counts as read whole.
+public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
+    /// Columns read in a table: some of them, or all (the whole table).
+    public enum Columns: Hashable, Sendable {
+        case all
+        case only(Set<String>)
+    }
+
+    /// Table name (lowercased) → the columns read.
+    public private(set) var tables: [String: Columns] = [:]
+
+    /// An empty region: a statement that reads no table, such as `SELECT 1`.
+    public init() {}
+
+    /// A region made of whole tables.
+    public init(tables: some Sequence<String>) {
+        for table in tables { insert(table: table, column: nil) }
+    }
+
+    /// True when no table is read.
+    public var isEmpty: Bool { tables.isEmpty }
+
+    /// Adds a table, or one of its columns (nil or an empty name means the whole table).
+    public mutating func insert(table: String, column: String?) {
+        let table = table.lowercased()
+        guard let column, !column.isEmpty else {
+            tables[table] = .all
+            return
+        }
+        switch tables[table] {
+        case .all: break
+        case .only(var columns):
+            columns.insert(column.lowercased())
+            tables[table] = .only(columns)
+        case nil:
+            tables[table] = .only([column.lowercased()])
+        }
+    }
+
+    /// The union of two regions.
+    public func union(_ other: DatabaseRegion) -> DatabaseRegion {
+        var result = self
+        for (table, columns) in other.tables {
+            switch (result.tables[table], columns) {
+            case (nil, _): result.tables[table] = columns
+            case (.all, _), (_, .all): result.tables[table] = .all
+            case (.only(let mine), .only(let theirs)): result.tables[table] = .only(mine.union(theirs))
+            }
+        }
+        return result
+    }
+
+    /// True when a commit that changed these tables may change what the region reads.
+    ///
+    /// SQLite's hooks report changed rows, not changed columns, so this is decided per table.
+    public func isModified(by changes: DatabaseChanges) -> Bool {
+        changes.tables.keys.contains { tables[$0] != nil }
+    }
+
+    public var description: String {
+        if tables.isEmpty { return "empty" }
+        return tables.keys.sorted().map { table in
+            switch tables[table]! {
+            case .all: return table
+            case .only(let columns): return "\(table)(\(columns.sorted().joined(separator: ", ")))"
+            }
+        }.joined(separator: ", ")
+    }
+}

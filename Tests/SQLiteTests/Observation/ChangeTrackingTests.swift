@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import SQLite
+
+/// Collects what a connection's change observer receives.
+private final class ChangeLog {
+    var commits: [DatabaseChanges] = []
+}
+
+private func observedDatabase() throws -> (Database, ChangeLog) {
+    let db = try Database()
+    try db.executeScript("""
+        CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+        CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE tags(name TEXT PRIMARY KEY) WITHOUT ROWID;
+        """)
+    let log = ChangeLog()
+    db.addChangeObserver { log.commits.append($0) }
+    return (db, log)
+}
+
+@Suite("Change tracking")
+struct ChangeTrackingTests {
+    @Test("an autocommit write reports its table and rowid")
+    func autocommit() throws {
+        let (db, log) = try observedDatabase()
+        try db.execute("INSERT INTO items(title) VALUES ('milk')")
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1]])])
+    }
+
+    @Test("a transaction reports once, at commit, with every table and row it changed")
+    func transaction() throws {
+        let (db, log) = try observedDatabase()
+        try db.transaction { db in
+            try db.execute("INSERT INTO items(title) VALUES ('a')")
+            try db.execute("INSERT INTO items(title) VALUES ('b')")
+            try db.execute("INSERT INTO lists(name) VALUES ('home')")
+            #expect(log.commits.isEmpty)
+        }
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1, 2], "lists": [1]])])
+    }
+
+    @Test("a rollback reports nothing")
+    func rollback() throws {
+        struct Boom: Error {}
+        let (db, log) = try observedDatabase()
+        #expect(throws: Boom.self) {
+            try db.transaction { db in
+                try db.execute("INSERT INTO items(title) VALUES ('a')")
+                throw Boom()
+            }
+        }
+        #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO items(title) VALUES (NULL)") }
+        #expect(log.commits.isEmpty)
+        try db.execute("INSERT INTO lists(name) VALUES ('after')")
+        #expect(log.commits == [DatabaseChanges(tables: ["lists": [1]])])
+    }
+
+    @Test("work undone by a savepoint rollback is not reported")
+    func savepoints() throws {
+        struct Boom: Error {}
+        let (db, log) = try observedDatabase()
+        try db.transaction { db in
+            try db.execute("INSERT INTO items(title) VALUES ('kept')")
+            do {
+                try db.savepoint { db in
+                    try db.execute("INSERT INTO lists(name) VALUES ('undone')")
+                    throw Boom()
+                }
+            } catch is Boom {}
+        }
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1]])])
+    }
+
+    @Test("DELETE without WHERE reports every row (no truncate optimization)")
+    func deleteAll() throws {
+        let (db, log) = try observedDatabase()
+        try db.transaction { db in
+            for title in ["a", "b", "c"] { try db.execute("INSERT INTO items(title) VALUES (?)", [.text(title)]) }
+        }
+        try db.execute("DELETE FROM items")
+        #expect(log.commits.last == DatabaseChanges(tables: ["items": [1, 2, 3]]))
+    }
+
+    @Test("a table without rowid is reported by name")
+    func withoutRowid() throws {
+        let (db, log) = try observedDatabase()
+        try db.execute("INSERT INTO tags(name) VALUES ('x')")
+        #expect(log.commits == [DatabaseChanges(tables: ["tags": []])])
+    }
+
+    @Test("reads report nothing, and a removed observer hears nothing")
+    func readsAndRemoval() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t(x)")
+        let log = ChangeLog()
+        let token = db.addChangeObserver { log.commits.append($0) }
+        _ = try db.fetchAll("SELECT * FROM t")
+        #expect(log.commits.isEmpty)
+        db.removeChangeObserver(token)
+        try db.execute("INSERT INTO t VALUES (1)")
+        #expect(log.commits.isEmpty)
+    }
+
+    @Test("data_version moves when another connection commits, not for our own commits")
+    func dataVersion() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("db.sqlite")
+        let mine = try Database(path: path)
+        let other = try Database(path: path)
+        try mine.execute("CREATE TABLE t(x)")
+        let before = try mine.dataVersion
+        try mine.execute("INSERT INTO t VALUES (1)")
+        #expect(try mine.dataVersion == before)
+        try other.execute("INSERT INTO t VALUES (2)")
+        #expect(try mine.dataVersion != before)
+    }
+
+    @Test("a commit by the sqlite3 shell, another process, moves data_version")
+    func otherProcess() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("db.sqlite")
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE t(x)")
+        let before = try db.dataVersion
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", path, "INSERT INTO t VALUES (42);"]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        #expect(try db.dataVersion != before)
+        #expect(try db.fetchOne(Int.self, "SELECT x FROM t") == 42)
+    }
+}

@@ -1,0 +1,41 @@
+import Testing
+@testable import SQLite
+
+@Suite("Read regions")
+struct ReadRegionTests {
+    private func region(_ sql: String) throws -> DatabaseRegion {
+        let db = try Database()
+        try db.executeScript("""
+            CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, done INTEGER, list_id INTEGER);
+            CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE VIEW open_items AS SELECT id, title FROM items WHERE NOT done;
+            """)
+        return try db.cachedStatement(sql).readRegion
+    }
+
+    @Test("a statement records the columns it reads when it is prepared")
+    func columns() throws {
+        #expect(try region("SELECT title FROM items WHERE done = 0").description == "items(done, title)")
+        #expect(try region("SELECT Title FROM ITEMS").tables == ["items": .only(["title"])])
+    }
+
+    @Test("count(*) reads the whole table; a join reads both tables; a view reads its tables")
+    func wholeTables() throws {
+        #expect(try region("SELECT count(*) FROM items").tables["items"] == .all)
+        #expect(try region("SELECT items.title, lists.name FROM items JOIN lists ON lists.id = items.list_id").tables.keys.sorted() == ["items", "lists"])
+        #expect(try region("SELECT * FROM open_items").tables.keys.contains("items"))
+    }
+
+    @Test("a statement that reads no table has an empty region")
+    func empty() throws {
+        #expect(try region("SELECT 1 + 1").isEmpty)
+    }
+
+    @Test("regions intersect changes by table")
+    func intersection() {
+        let region = DatabaseRegion(tables: ["items"])
+        #expect(region.isModified(by: DatabaseChanges(tables: ["items": [1]])))
+        #expect(!region.isModified(by: DatabaseChanges(tables: ["lists": [1]])))
+        #expect(region.union(DatabaseRegion(tables: ["lists"])).isModified(by: DatabaseChanges(tables: ["lists": []])))
+    }
+}
