@@ -52,6 +52,7 @@ do {
         RawContender(),
         PackageContender(.fetchableRow), PackageContender(.decodable),
         GRDBContender(.record), GRDBContender(.codable),
+        QueryBuilderContender(), GRDBQueryInterfaceContender(),
     ]
     if !options.contenders.isEmpty {
         contenders = contenders.filter { $0.name == "raw sqlite3" || options.contenders.contains($0.name) }

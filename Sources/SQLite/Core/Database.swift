@@ -81,6 +81,7 @@ public final class Database {
             let milliseconds = configuration.busyTimeout.components.seconds * 1000
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
             sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
+            csqlite_disable_double_quoted_strings(connection)
             if configuration.foreignKeys {
                 try execute("PRAGMA foreign_keys = ON")
             }

@@ -1,0 +1,64 @@
+import SQLite
+
+/// This package's query builder: every iteration builds its request from scratch, as a user's
+/// code would, renders it, and runs it through the connection's statement cache.
+struct QueryBuilderContender: Contender {
+    struct Item: TableRecord, FetchableRow {
+        static let tableName = "items"
+        var id: Int64, title: String, done: Bool, priority: Int, createdAt: Double
+        init(row: Row) throws {
+            id = try row[0]
+            title = try row[1]
+            done = try row[2]
+            priority = try row[3]
+            createdAt = try row[4]
+        }
+    }
+
+    let name = "SQLite query builder"
+    private var db: Database?
+
+    mutating func setUp(rows: Int, timeInsert: (() throws -> Void) throws -> Void) throws {
+        let db = try Database()
+        self.db = db
+        try db.executeScript(Shape.schema)
+        // Inserting is not what this contender measures, so it is left untimed.
+        try db.transaction { db in
+            for i in 0..<rows {
+                try db.execute(Shape.insertItem, [
+                    .text(Shape.title(i)), .integer(Shape.done(i) ? 1 : 0),
+                    .integer(Int64(Shape.priority(i))), .real(Shape.createdAt(i)),
+                ])
+            }
+            for i in 0..<Shape.intRows {
+                try db.execute(Shape.insertInts, (0..<10).map { .integer(Int64(i + $0)) })
+            }
+        }
+    }
+
+    func run(_ workload: Workload, rows: Int) throws -> Int? {
+        guard let db else { throw BenchmarkError("not set up") }
+        switch workload {
+        case .insert, .fetchAll, .fetchInts:
+            return nil
+        case .filtered:
+            var sum = 0
+            for _ in 0..<Shape.filteredRuns {
+                let items = try Item.all()
+                    .filter(Column("done") == false && Column("priority") >= 2)
+                    .sort(Column("created_at").desc)
+                    .limit(50)
+                    .fetchAll(db)
+                sum += items.reduce(0) { $0 + Int($1.id) }
+            }
+            return sum
+        case .pointLookup:
+            var sum = 0
+            for run in 0..<Shape.lookups {
+                let id = Shape.lookupID(run, rows: rows)
+                sum += try Item.all().filter(Column("id") == id).fetchOne(db)?.priority ?? 0
+            }
+            return sum
+        }
+    }
+}

@@ -1,0 +1,153 @@
+/// A type that can stand in a SQL expression: ``Column`` and ``SQLExpression`` itself.
+///
+/// Every expressible is also an ordering term, sorting ascending by default, so both
+/// `sort(Column("title"))` and `sort(Column("title").desc)` read naturally.
+public protocol SQLExpressible: SQLOrderingTerm {
+    /// The expression this value stands for.
+    var sqlExpression: SQLExpression { get }
+}
+
+extension SQLExpressible {
+    /// Sorts by the expression in SQLite's default direction (ascending), without a keyword.
+    public var sqlOrdering: SQLOrdering { SQLOrdering(sqlExpression, direction: nil) }
+}
+
+/// A SQL expression: a column, a bound value, or a combination built with operators.
+///
+/// ```swift
+/// let open = Column("done") == false && Column("priority") >= 2
+/// let named = Column("title").contains("50%_off")
+/// let request = Item.all().filter(open || named)
+/// ```
+///
+/// Expressions are values: `Hashable` and `Sendable`, so they can be members of a
+/// ``FetchKeyRequest``. They never hold SQL text from users: values are always bound, and names
+/// are always quoted.
+public struct SQLExpression: Hashable, Sendable, SQLExpressible {
+    /// How tightly the expression binds, so that an operator parenthesizes exactly the operands
+    /// that need it and rendering stays deterministic.
+    @usableFromInline
+    enum Precedence: UInt8, Hashable, Sendable {
+        case or = 1
+        case and
+        case not
+        case comparison
+        case atom
+    }
+
+    @usableFromInline var fragment: SQLFragment
+    @usableFromInline var precedence: Precedence
+
+    @inlinable
+    init(_ fragment: SQLFragment, precedence: Precedence) {
+        self.fragment = fragment
+        self.precedence = precedence
+    }
+
+    @inlinable
+    public var sqlExpression: SQLExpression { self }
+
+    /// A bound value, as an expression.
+    ///
+    /// ```swift
+    /// Column("a") == SQLExpression.value(1)   // "a" = ?
+    /// ```
+    public static func value(_ value: some SQLiteValueConvertible) -> SQLExpression {
+        SQLExpression(SQLFragment([.binding(value.sqliteValue)]), precedence: .atom)
+    }
+
+    /// The SQL text of the expression, with `?` for each value: for logs and tests.
+    public var sql: String {
+        var renderer = SQLRenderer(capacity: 64)
+        renderer.append(fragment)
+        return renderer.sql
+    }
+
+    /// The values bound to the expression's `?` placeholders, in order.
+    public var arguments: [SQLiteValue] {
+        var renderer = SQLRenderer(capacity: 64)
+        renderer.append(fragment)
+        return renderer.arguments
+    }
+
+    // MARK: Building
+
+    /// `operand` followed by its segments, parenthesized when it binds more loosely than the
+    /// operator around it requires.
+    @usableFromInline
+    static func append(_ operand: SQLExpression, to segments: inout [SQLFragment.Segment], parenthesized: Bool) {
+        if parenthesized {
+            segments.append(.sql("("))
+            segments.append(contentsOf: operand.fragment.segments)
+            segments.append(.sql(")"))
+        } else {
+            segments.append(contentsOf: operand.fragment.segments)
+        }
+    }
+
+    /// `lhs op rhs` for comparisons and pattern matches: compound operands get parentheses.
+    @usableFromInline
+    static func comparison(_ lhs: SQLExpression, _ op: String, _ rhs: SQLExpression) -> SQLExpression {
+        var segments: [SQLFragment.Segment] = []
+        segments.reserveCapacity(lhs.fragment.segments.count + rhs.fragment.segments.count + 5)
+        append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
+        segments.append(.sql(op))
+        append(rhs, to: &segments, parenthesized: rhs.precedence != .atom)
+        return SQLExpression(SQLFragment(segments), precedence: .comparison)
+    }
+
+    /// `lhs op value` where the value is bound: the shape of nearly every filter. A column builds
+    /// it with one allocation; the cast folds away when the operator is specialized for `Column`.
+    @inlinable
+    static func comparison(_ lhs: some SQLExpressible, _ op: String, value: SQLiteValue) -> SQLExpression {
+        if let column = lhs as? Column {
+            return SQLExpression(SQLFragment([.identifier(column.name), .sql(op), .binding(value)]), precedence: .comparison)
+        }
+        return comparison(lhs.sqlExpression, op, value: value)
+    }
+
+    @usableFromInline
+    static func comparison(_ lhs: SQLExpression, _ op: String, value: SQLiteValue) -> SQLExpression {
+        var segments: [SQLFragment.Segment] = []
+        segments.reserveCapacity(lhs.fragment.segments.count + 4)
+        append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
+        segments.append(.sql(op))
+        segments.append(.binding(value))
+        return SQLExpression(SQLFragment(segments), precedence: .comparison)
+    }
+
+    /// `operand` followed by a postfix such as ` IS NULL`.
+    @usableFromInline
+    static func postfix(_ operand: SQLExpression, _ text: String) -> SQLExpression {
+        var segments: [SQLFragment.Segment] = []
+        segments.reserveCapacity(operand.fragment.segments.count + 3)
+        append(operand, to: &segments, parenthesized: operand.precedence != .atom)
+        segments.append(.sql(text))
+        return SQLExpression(SQLFragment(segments), precedence: .comparison)
+    }
+
+    /// `lhs AND rhs` / `lhs OR rhs`. The same connective nests without parentheses, since it is
+    /// associative; the other one gets them, which SQL would not need but people reading logs do.
+    @usableFromInline
+    static func connective(_ lhs: SQLExpression, _ rhs: SQLExpression, _ kind: Precedence) -> SQLExpression {
+        func needsParentheses(_ operand: SQLExpression) -> Bool {
+            operand.precedence.rawValue <= Precedence.and.rawValue && operand.precedence != kind
+        }
+        var segments: [SQLFragment.Segment] = []
+        segments.reserveCapacity(lhs.fragment.segments.count + rhs.fragment.segments.count + 5)
+        append(lhs, to: &segments, parenthesized: needsParentheses(lhs))
+        segments.append(.sql(kind == .and ? " AND " : " OR "))
+        append(rhs, to: &segments, parenthesized: needsParentheses(rhs))
+        return SQLExpression(SQLFragment(segments), precedence: kind)
+    }
+}
+
+extension SQLExpression: CustomStringConvertible {
+    /// The SQL with its arguments, for logs: `"done" = ? [0]`.
+    public var description: String {
+        var renderer = SQLRenderer(capacity: 64)
+        renderer.append(fragment)
+        if renderer.arguments.isEmpty { return renderer.sql }
+        return renderer.sql + " [" + renderer.arguments.map(\.description).joined(separator: ", ") + "]"
+    }
+}

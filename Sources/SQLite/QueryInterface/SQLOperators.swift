@@ -1,0 +1,138 @@
+// Comparison and logical operators on columns and expressions.
+//
+// Values on the right are always bound (`?`), never written into the SQL. Comparing with NULL
+// (`== nil`, or a Swift value that is nil) renders `IS NULL` / `IS NOT NULL`, which is what a Swift
+// reader means: `= NULL` would match nothing.
+
+extension SQLExpressible {
+    // MARK: Comparing with Swift values
+
+    /// `lhs = ?`, or `lhs IS NULL` when the value is nil.
+    ///
+    /// ```swift
+    /// Column("done") == false          // "done" = ?   [0]
+    /// Column("due") == nil             // "due" IS NULL
+    /// ```
+    @inlinable
+    public static func == (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+        let value = rhs.sqliteValue
+        if value.isNull { return SQLExpression.postfix(lhs.sqlExpression, " IS NULL") }
+        return SQLExpression.comparison(lhs, " = ", value: value)
+    }
+
+    /// `lhs <> ?`, or `lhs IS NOT NULL` when the value is nil.
+    @inlinable
+    public static func != (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+        let value = rhs.sqliteValue
+        if value.isNull { return SQLExpression.postfix(lhs.sqlExpression, " IS NOT NULL") }
+        return SQLExpression.comparison(lhs, " <> ", value: value)
+    }
+
+    /// `lhs < ?`. Comparing with NULL is never true, as in SQL.
+    @inlinable
+    public static func < (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+        SQLExpression.comparison(lhs, " < ", value: rhs.sqliteValue)
+    }
+
+    /// `lhs <= ?`.
+    @inlinable
+    public static func <= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+        SQLExpression.comparison(lhs, " <= ", value: rhs.sqliteValue)
+    }
+
+    /// `lhs > ?`.
+    ///
+    /// ```swift
+    /// Column("timestamp") > filterDate ?? .distantPast
+    /// ```
+    @inlinable
+    public static func > (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+        SQLExpression.comparison(lhs, " > ", value: rhs.sqliteValue)
+    }
+
+    /// `lhs >= ?`.
+    @inlinable
+    public static func >= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+        SQLExpression.comparison(lhs, " >= ", value: rhs.sqliteValue)
+    }
+
+    /// `lhs IS NULL`.
+    @inlinable
+    public static func == (lhs: Self, rhs: _OptionalNilComparisonType) -> SQLExpression {
+        SQLExpression.postfix(lhs.sqlExpression, " IS NULL")
+    }
+
+    /// `lhs IS NOT NULL`.
+    @inlinable
+    public static func != (lhs: Self, rhs: _OptionalNilComparisonType) -> SQLExpression {
+        SQLExpression.postfix(lhs.sqlExpression, " IS NOT NULL")
+    }
+
+    // MARK: Comparing two expressions
+
+    /// `lhs = rhs`, such as two columns of the same row.
+    @inlinable
+    public static func == (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.comparison(lhs.sqlExpression, " = ", rhs.sqlExpression)
+    }
+
+    /// `lhs <> rhs`.
+    @inlinable
+    public static func != (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.comparison(lhs.sqlExpression, " <> ", rhs.sqlExpression)
+    }
+
+    /// `lhs < rhs`.
+    @inlinable
+    public static func < (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.comparison(lhs.sqlExpression, " < ", rhs.sqlExpression)
+    }
+
+    /// `lhs <= rhs`.
+    @inlinable
+    public static func <= (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.comparison(lhs.sqlExpression, " <= ", rhs.sqlExpression)
+    }
+
+    /// `lhs > rhs`.
+    @inlinable
+    public static func > (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.comparison(lhs.sqlExpression, " > ", rhs.sqlExpression)
+    }
+
+    /// `lhs >= rhs`.
+    @inlinable
+    public static func >= (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.comparison(lhs.sqlExpression, " >= ", rhs.sqlExpression)
+    }
+
+    // MARK: Logic (SQL's three-valued logic: NULL is "unknown")
+
+    /// `lhs AND rhs`.
+    @inlinable
+    public static func && (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.connective(lhs.sqlExpression, rhs.sqlExpression, .and)
+    }
+
+    /// `lhs OR rhs`.
+    @inlinable
+    public static func || (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
+        SQLExpression.connective(lhs.sqlExpression, rhs.sqlExpression, .or)
+    }
+
+    /// `NOT operand`. `NOT NULL` is NULL, so a row where the operand is unknown stays filtered out.
+    @inlinable
+    public static prefix func ! (operand: Self) -> SQLExpression {
+        SQLExpression.prefixNot(operand.sqlExpression)
+    }
+}
+
+extension SQLExpression {
+    @usableFromInline
+    static func prefixNot(_ operand: SQLExpression) -> SQLExpression {
+        var segments: [SQLFragment.Segment] = [.sql("NOT ")]
+        segments.reserveCapacity(operand.fragment.segments.count + 3)
+        append(operand, to: &segments, parenthesized: operand.precedence != .atom)
+        return SQLExpression(SQLFragment(segments), precedence: .not)
+    }
+}

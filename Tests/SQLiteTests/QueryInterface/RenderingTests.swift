@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import SQLite
+
+private struct Item: TableRecord, FetchableRow {
+    static let tableName = "items"
+    var id: Int64
+    init(row: Row) throws { id = try row["id"] }
+}
+
+/// The SQL text and arguments of one expression.
+private func rendered(_ expression: SQLExpression) -> (String, [SQLiteValue]) {
+    (expression.sql, expression.arguments)
+}
+
+@Suite("Query builder: rendered SQL")
+struct RenderingTests {
+    @Test("comparisons with values bind them")
+    func comparisons() {
+        #expect(rendered(Column("a") == 1) == (#""a" = ?"#, [1]))
+        #expect(rendered(Column("a") != "x") == (#""a" <> ?"#, ["x"]))
+        #expect(rendered(Column("a") < 1.5) == (#""a" < ?"#, [1.5]))
+        #expect(rendered(Column("a") <= Int64.max) == (#""a" <= ?"#, [.integer(.max)]))
+        #expect(rendered(Column("a") > false) == (#""a" > ?"#, [0]))
+        #expect(rendered(Column("a") >= [UInt8]([1, 2])) == (#""a" >= ?"#, [.blob([1, 2])]))
+    }
+
+    @Test("== nil and != nil render IS NULL and IS NOT NULL, also for nil values")
+    func nulls() {
+        #expect(rendered(Column("a") == nil) == (#""a" IS NULL"#, []))
+        #expect(rendered(Column("a") != nil) == (#""a" IS NOT NULL"#, []))
+        let missing: Int? = nil
+        #expect(rendered(Column("a") == missing) == (#""a" IS NULL"#, []))
+        #expect(rendered(Column("a") != missing) == (#""a" IS NOT NULL"#, []))
+        let present: Int? = 3
+        #expect(rendered(Column("a") == present) == (#""a" = ?"#, [3]))
+        // Ordering comparisons keep SQL's meaning: nothing is less than NULL.
+        #expect(rendered(Column("a") < missing) == (#""a" < ?"#, [nil]))
+    }
+
+    @Test("comparisons between expressions")
+    func columnComparisons() {
+        #expect(rendered(Column("a") == Column("b")) == (#""a" = "b""#, []))
+        #expect(rendered(Column("a") >= Column("b")) == (#""a" >= "b""#, []))
+        #expect(rendered((Column("a") == 1) == (Column("b") == 2)) == (#"("a" = ?) = ("b" = ?)"#, [1, 2]))
+    }
+
+    @Test("AND, OR and NOT parenthesize only mixed connectives and compound operands")
+    func logic() {
+        let a = Column("a") == 1, b = Column("b") == 2, c = Column("c") == 3
+        #expect(rendered(a && b) == (#""a" = ? AND "b" = ?"#, [1, 2]))
+        #expect(rendered(a && b && c).0 == #""a" = ? AND "b" = ? AND "c" = ?"#)
+        #expect(rendered(a || b && c).0 == #""a" = ? OR ("b" = ? AND "c" = ?)"#)
+        #expect(rendered((a || b) && c).0 == #"("a" = ? OR "b" = ?) AND "c" = ?"#)
+        #expect(rendered(!a).0 == #"NOT ("a" = ?)"#)
+        #expect(rendered(!Column("done")).0 == #"NOT "done""#)
+        #expect(rendered(!(a && b)).0 == #"NOT ("a" = ? AND "b" = ?)"#)
+        #expect(rendered(!a && b).0 == #"NOT ("a" = ?) AND "b" = ?"#)
+        #expect(rendered(Column("x") && Column("y")).0 == #""x" AND "y""#)
+    }
+
+    @Test("IN, BETWEEN, LIKE and GLOB")
+    func predicates() {
+        #expect(rendered(Column("a").in([1, 2, 3])) == (#""a" IN (?, ?, ?)"#, [1, 2, 3]))
+        #expect(rendered(Column("a").in([Int]())) == (#""a" IN ()"#, []))
+        #expect(rendered(Column("a").in(["x", nil] as [SQLiteValue])) == (#""a" IN (?, ?)"#, ["x", nil]))
+        #expect(rendered(Column("a").between(1, 9)) == (#""a" BETWEEN ? AND ?"#, [1, 9]))
+        #expect(rendered(Column("a").like("m%")) == (#""a" LIKE ?"#, ["m%"]))
+        #expect(rendered(Column("a").glob("M*")) == (#""a" GLOB ?"#, ["M*"]))
+        #expect(rendered((Column("a") == 1).in([0])).0 == #"("a" = ?) IN (?)"#)
+    }
+
+    @Test("contains and hasPrefix escape %, _ and the escape character")
+    func escaping() {
+        #expect(rendered(Column("t").contains("50%_off")) == (#""t" LIKE ? ESCAPE '\'"#, [#"%50\%\_off%"#]))
+        #expect(rendered(Column("t").hasPrefix(#"a\b"#)) == (#""t" LIKE ? ESCAPE '\'"#, [#"a\\b%"#]))
+        #expect(rendered(Column("t").contains("")).1 == ["%%"])
+    }
+
+    @Test("orderings: direction and null placement")
+    func orderings() {
+        func sql(_ terms: any SQLOrderingTerm...) -> String { Item.all().sort(terms).sql }
+        #expect(sql(Column("a")) == #"SELECT * FROM "items" ORDER BY "a""#)
+        #expect(sql(Column("a").asc, Column("b").desc) == #"SELECT * FROM "items" ORDER BY "a" ASC, "b" DESC"#)
+        #expect(sql(Column("a").desc.nullsFirst) == #"SELECT * FROM "items" ORDER BY "a" DESC NULLS FIRST"#)
+        #expect(sql(Column("a").nullsLast) == #"SELECT * FROM "items" ORDER BY "a" ASC NULLS LAST"#)
+        #expect(sql(Column("a").asc.reversed) == #"SELECT * FROM "items" ORDER BY "a" DESC"#)
+        #expect(sql((Column("a") == nil).desc) == #"SELECT * FROM "items" ORDER BY ("a" IS NULL) DESC"#)
+    }
+
+    @Test("requests: filters are ANDed, sort replaces, limit and offset are bound")
+    func requests() {
+        let request = Item.all()
+            .filter(Column("done") == false)
+            .filter(Column("priority") >= 2 || Column("priority") == nil)
+            .sort(Column("title"))
+            .sort(Column("created_at").desc)
+            .limit(50, offset: 10)
+        #expect(request.sql == #"SELECT * FROM "items" WHERE "done" = ? AND ("priority" >= ? OR "priority" IS NULL) ORDER BY "created_at" DESC LIMIT ? OFFSET ?"#)
+        #expect(request.arguments == [0, 2, 50, 10])
+        #expect(request.description.hasSuffix("[0, 2, 50, 10]"))
+        #expect(Item.all().select(Column("id"), Column("title")).sql == #"SELECT "id", "title" FROM "items""#)
+        #expect(Table("my table").filter(Column("id") == 1).sql == #"SELECT * FROM "my table" WHERE "id" = ?"#)
+    }
+
+    @Test("fetchOne and fetchCount SQL")
+    func derivedSQL() {
+        let request = Item.all().filter(Column("id") == 1)
+        #expect(request.render(.one).sql == #"SELECT * FROM "items" WHERE "id" = ? LIMIT 1"#)
+        #expect(request.limit(5, offset: 2).render(.one).sql == #"SELECT * FROM "items" WHERE "id" = ? LIMIT ? OFFSET ?"#)
+        #expect(request.sort(Column("id")).render(.count).sql == #"SELECT count(*) FROM "items" WHERE "id" = ?"#)
+        #expect(request.limit(5).render(.count).sql == #"SELECT count(*) FROM (SELECT * FROM "items" WHERE "id" = ? LIMIT ?)"#)
+    }
+
+    @Test("identifiers are quoted with embedded quotes doubled")
+    func identifiers() {
+        #expect(rendered(Column(#"a"b"#) == 1).0 == #""a""b" = ?"#)
+        #expect(Table(#"x"; DROP TABLE items; --"#).all().sql == #"SELECT * FROM "x""; DROP TABLE items; --""#)
+    }
+
+    @Test("rendering is deterministic: same shape, same SQL; only the arguments change")
+    func deterministic() {
+        func request(_ id: Int, _ title: String) -> QueryInterfaceRequest<Item> {
+            Item.all().filter(Column("id") > id && Column("title").contains(title)).sort(Column("id").desc).limit(3)
+        }
+        #expect(request(1, "a").sql == request(99, "b%").sql)
+        #expect(request(1, "a").arguments != request(99, "b%").arguments)
+        #expect(request(1, "a") == request(1, "a"))
+        #expect(Set([request(1, "a"), request(1, "a"), request(2, "a")]).count == 2)
+    }
+}
