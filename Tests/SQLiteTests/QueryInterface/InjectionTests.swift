@@ -40,9 +40,9 @@ struct InjectionTests {
 
         // A name built to close the quote fails as an unknown column, not as two statements.
         let escape = Column(#"title" = 'plain' OR "1"#)
-        // Without a schema check the whole name is still one identifier (one that does not exist,
-        // so SQLite's double-quoted-string fallback may read it as text): nothing matches.
-        #expect(try Table("items").filter(escape == 1).fetchAll(db).isEmpty)
+        // Without a schema check the whole name is still one identifier, one that does not exist.
+        let error = #expect(throws: SQLiteError.self) { try Table("items").filter(escape == 1).fetchAll(db) }
+        #expect(error?.message == #"no such column: title" = 'plain' OR "1"#)
         #expect(throws: SchemaError.self) { try Table("items").filter(escape == 1).checkSchema(db) }
         #expect(throws: SchemaError.self) { try Table(#"items"; DROP TABLE items; --"#).all().checkSchema(db) }
         #expect(throws: SQLiteError.self) { try Table(#"items"; DROP TABLE items; --"#).all().fetchAll(db) }
