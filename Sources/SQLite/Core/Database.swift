@@ -233,6 +233,16 @@ public final class Database {
         return try cachedStatementSlowPath(sql)
     }
 
+    /// A cached statement for SQL given as UTF-8 bytes. When they match the last statement used,
+    /// as they do when a query builder request runs again with other values, no `String` is made.
+    @inlinable
+    public func cachedStatement(utf8 sql: [UInt8]) throws -> Statement {
+        if let last = lastStatement, !last.isBusy, last.sqlUTF8 == sql {
+            return last
+        }
+        return try cachedStatementSlowPath(String(decoding: sql, as: UTF8.self))
+    }
+
     @usableFromInline
     func cachedStatementSlowPath(_ sql: String) throws -> Statement {
         useCounter &+= 1

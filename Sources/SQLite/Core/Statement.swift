@@ -17,6 +17,9 @@ public final class Statement {
     @usableFromInline let handle: OpaquePointer
     /// The SQL text, as prepared.
     public let sql: String
+    /// The SQL text's UTF-8 bytes, so a caller that renders SQL to bytes can find its cached
+    /// statement without making a `String`.
+    @usableFromInline let sqlUTF8: [UInt8]
     /// How many `?`, `?NNN`, `:name`, `@name` or `$name` parameters the statement takes.
     public let parameterCount: Int
     /// How many columns each row has.
@@ -44,6 +47,7 @@ public final class Statement {
     init(sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>, tracker: ChangeTracker) {
         self.handle = handle
         self.sql = sql
+        self.sqlUTF8 = Array(sql.utf8)
         self.readRegion = readRegion
         self.writtenTables = writtenTables
         self.tracker = tracker
@@ -150,11 +154,12 @@ public final class Statement {
     /// Steps once. Returns true when a row is ready, false when the statement is done.
     @inlinable
     public func step() throws -> Bool {
-        if !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
+        let tracking = tracker.isActive
+        if tracking && !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
         if code == SQLITE_ROW { return true }
-        tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
+        if tracking { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
         if code == SQLITE_DONE { return false }
         throw currentError(code)
     }
@@ -165,7 +170,7 @@ public final class Statement {
         sqlite3_reset(handle)
         generationPointer.pointee &+= 1
         // A statement with RETURNING commits when it is reset, not when its last row is read.
-        tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
+        if tracker.isActive { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
     }
 
     /// Runs the statement to completion with these arguments, discarding any rows.

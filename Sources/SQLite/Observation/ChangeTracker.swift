@@ -13,11 +13,16 @@ final class ChangeTracker {
     private var observers: [(id: Int, body: (DatabaseChanges) -> Void)] = []
     private var nextObserverID = 0
 
+    /// True once the hooks are installed. Statements check it before calling in, so a
+    /// connection nobody observes pays one load per step and nothing more.
+    @usableFromInline @exclusivity(unchecked) var isActive = false
+
     var hasObservers: Bool { !observers.isEmpty }
 
     /// Installs the hooks on `connection`. The tracker must outlive the hooks: the database
     /// owns it and removes the hooks before it goes.
     func install(on connection: OpaquePointer) {
+        isActive = true
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_update_hook(connection, { context, _, _, table, rowid in
             guard let context, let table else { return }

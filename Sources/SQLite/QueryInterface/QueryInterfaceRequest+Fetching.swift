@@ -6,14 +6,14 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRow {
     @inlinable
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
         let rendered = render(.all)
-        return try db.cachedStatement(rendered.sql).fetchAll(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
+        return try db.cachedStatement(utf8: rendered.bytes).fetchAll(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
     }
 
     /// The first matching row, or nil.
     @inlinable
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
         let rendered = render(.one)
-        return try db.cachedStatement(rendered.sql).fetchOne(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
+        return try db.cachedStatement(utf8: rendered.bytes).fetchOne(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
     }
 }
 
@@ -36,14 +36,14 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRow & Decodable {
     @inlinable
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
         let rendered = render(.all)
-        return try db.cachedStatement(rendered.sql).fetchAll(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
+        return try db.cachedStatement(utf8: rendered.bytes).fetchAll(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
     }
 
     /// The first matching row, decoded with `init(row:)`, or nil.
     @inlinable
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
         let rendered = render(.one)
-        return try db.cachedStatement(rendered.sql).fetchOne(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
+        return try db.cachedStatement(utf8: rendered.bytes).fetchOne(RowDecoder.self, rendered.arguments) { try RowDecoder(row: $0) }
     }
 }
 
