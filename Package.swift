@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SQLite", targets: ["SQLite"]),
         .library(name: "QueryCache", targets: ["QueryCache"]),
         .library(name: "Queryable", targets: ["Queryable"]),
+        .library(name: "SharingSQLite", targets: ["SharingSQLite"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +27,9 @@ let package = Package(
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache"]),
         .target(name: "Queryable"),
         .testTarget(name: "QueryableTests", dependencies: ["Queryable"]),
+        // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
+        .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache"]),
+        .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

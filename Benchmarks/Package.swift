@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 "BenchSQLite",
                 .product(name: "SQLite", package: "SharingSQLite"),
+                .product(name: "SharingSQLite", package: "SharingSQLite"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -47,6 +47,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 do {
+    if CommandLine.arguments.contains("--observation") { try runObservationBenchmarks(); exit(0) }
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     var contenders: [any Contender] = [
         RawContender(),

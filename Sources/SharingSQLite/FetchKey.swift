@@ -1,0 +1,122 @@
+import QueryCache
+
+// The keys a `SharedReader` reads: SQL text with bound arguments, or a `FetchKeyRequest`.
+// SQL keys know their read region exactly (from their statement's authorizer record).
+
+extension SharedReaderKey {
+    /// Every row of `sql`, decoded with `FetchableRow`.
+    ///
+    /// ```swift
+    /// @SharedReader(.fetchAll("SELECT * FROM items WHERE done = ?", arguments: [false], database: db))
+    /// var items: [Item]
+    /// ```
+    public static func fetchAll<T: FetchableRow & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
+    }
+
+    /// Every row of `sql`, decoded with `Decodable` (coding keys name the columns).
+    public static func fetchAll<T: Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
+    }
+
+    /// Every row of `sql`, for types that are both `FetchableRow` and `Decodable` (the faster
+    /// `FetchableRow` decoding wins).
+    public static func fetchAll<T: FetchableRow & Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
+    }
+
+    /// The first column of every row of `sql`, as single values.
+    ///
+    /// ```swift
+    /// @SharedReader(.fetchAll("SELECT title FROM items", database: db)) var titles: [String]
+    /// ```
+    public static func fetchAll<T: SQLiteValueConvertible & Decodable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
+    }
+
+    /// The first row of `sql`, or `nil` when there is none.
+    ///
+    /// ```swift
+    /// @SharedReader(.fetchOne("SELECT * FROM items WHERE id = ?", arguments: [1], database: db))
+    /// var item: Item?
+    /// ```
+    public static func fetchOne<T: FetchableRow & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
+    }
+
+    /// The first row of `sql`, decoded with `Decodable`, or `nil` when there is none.
+    public static func fetchOne<T: Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
+    }
+
+    /// The first row of `sql`, for types that are both `FetchableRow` and `Decodable`.
+    public static func fetchOne<T: FetchableRow & Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
+    }
+
+    /// The first column of the first row of `sql`, or `nil` when there is no row.
+    public static func fetchOne<T: SQLiteValueConvertible & Decodable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
+    }
+
+    /// The first column of the first row of `sql`, for queries that always return a row, such
+    /// as aggregates. No row is an error (``SharingSQLiteError/noRow(sql:)``).
+    ///
+    /// ```swift
+    /// @SharedReader(wrappedValue: 0, .fetchOne("SELECT count(*) FROM items", database: db))
+    /// var count: Int
+    /// ```
+    // Disfavored so that an optional value type picks the `T?` overload, which allows no row.
+    @_disfavoredOverload
+    public static func fetchOne(
+        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value: SQLiteValueConvertible & Decodable {
+        sqlKey("fetchOne!", Value.self, sql, arguments, database) { db in
+            guard let value = try db.fetchOne(Value.self, sql, arguments) else { throw SharingSQLiteError.noRow(sql: sql) }
+            return value
+        }
+    }
+
+    /// The value of a `FetchKeyRequest`: any query, built with the query builder or by hand.
+    ///
+    /// ```swift
+    /// try await $items.load(.fetch(Items(filterDate: date, order: .reverse), database: db))
+    /// ```
+    ///
+    /// Its statements are not reported back, so it refetches after every commit to the
+    /// database; readers are still notified only when the value changes.
+    public static func fetch<Request: FetchKeyRequest>(
+        _ request: Request, database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == Request.Value {
+        SharedReaderKey(id: ["fetch", ObjectIdentifier(Request.self), request], database: database) { db in
+            (try request.fetch(db), .everything)
+        }
+    }
+
+    private static func sqlKey(
+        _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [SQLiteValue],
+        _ database: (any DatabaseWriter)?, _ fetch: @escaping @Sendable (Database) throws -> Value
+    ) -> Self {
+        SharedReaderKey(id: [kind, ObjectIdentifier(type), sql, arguments], database: database) { db in
+            let value = try fetch(db)
+            // The statement is in the connection's cache after the fetch, so this costs a lookup.
+            return (value, .region(try db.cachedStatement(sql).readRegion))
+        }
+    }
+}

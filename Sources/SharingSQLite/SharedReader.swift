@@ -1,0 +1,304 @@
+import Observation
+import QueryCache
+import Synchronization
+
+/// A value loaded from SQLite that stays current as the database changes.
+///
+/// ```swift
+/// @SharedReader(.fetchAll("SELECT * FROM items ORDER BY id", database: db)) var items: [Item]
+///
+/// for await items in $items.values { render(items) }          // every new value
+/// try await $items.load(.fetch(Items(filter: .open), database: db))   // another query
+/// ```
+///
+/// A commit that touches what the query read refetches it (off the writer, coalesced), and the
+/// reader changes only when the result differs (`==`, for `Equatable` values). Readers with equal
+/// keys share one cached value and one query per change. Commits by other connections and other
+/// processes are noticed too.
+///
+/// The reader is `Observable` (`withObservationTracking`, `Observations`) and `Sendable`; it
+/// needs no main thread. A failed fetch keeps the last good value and sets ``loadError``.
+@propertyWrapper
+public final class SharedReader<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value
+        var isLoading = false
+        var loadError: (any Error)?
+        var key: SharedReaderKey<Value>?
+        /// Bumped on every `load(_:)`, so that deliveries for a previous key are ignored.
+        var generation: UInt64 = 0
+        /// The store's count of values at the last delivery: a sequence number, so an older
+        /// state never replaces a newer one.
+        var valueSequence = 0
+        var errorSequence = -1
+        var center: ObservationCenter?
+        var coalescer: RefetchCoalescer?
+        var store: (any OpaqueQueryStore)?
+        var lease: ObservationCenter.Lease?
+        var subscription: QuerySubscription?
+        var streams: [Int: AsyncStream<Value>.Continuation] = [:]
+        var nextStreamID = 0
+        /// How many times the value changed; for tests.
+        var valueChangeCount = 0
+    }
+
+    private struct Changes {
+        var value = false
+        var isLoading = false
+        var loadError = false
+    }
+
+    private let state: Mutex<State>
+    private let registrar = ObservationRegistrar()
+
+    // MARK: Creating readers
+
+    /// A reader that shows `wrappedValue` until `key` has loaded.
+    ///
+    /// ```swift
+    /// @SharedReader(wrappedValue: 0, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
+    /// ```
+    public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
+        state = Mutex(State(value: wrappedValue))
+        guard let attached = try? attach(key), attached.isStale else { return }
+        Task { try? await self.revalidate(attached, fresh: false) }
+    }
+
+    /// A reader of a collection, empty until `key` has loaded.
+    ///
+    /// ```swift
+    /// @SharedReader(.fetchAll("SELECT * FROM items", database: db)) var items: [Item]
+    /// ```
+    public convenience init(_ key: SharedReaderKey<Value>) where Value: RangeReplaceableCollection {
+        self.init(wrappedValue: Value(), key)
+    }
+
+    /// A reader of an optional value, `nil` until `key` has loaded (and when there is no row).
+    ///
+    /// ```swift
+    /// @SharedReader(.fetchOne("SELECT * FROM items WHERE id = 1", database: db)) var item: Item?
+    /// ```
+    public convenience init<Wrapped>(_ key: SharedReaderKey<Value>) where Value == Wrapped? {
+        self.init(wrappedValue: nil, key)
+    }
+
+    /// A reader with no query yet, holding `value` until ``load(_:)``.
+    ///
+    /// ```swift
+    /// @SharedReader(value: []) var items: [Item]
+    /// try await $items.load(.fetch(Items(order: .reverse), database: db))
+    /// ```
+    public init(value: Value) {
+        state = Mutex(State(value: value))
+    }
+
+    deinit {
+        let (streams, subscription) = state.withLock { ($0.streams.values, $0.subscription) }
+        subscription?.cancel()
+        for stream in streams { stream.finish() }
+    }
+
+    // MARK: Reading
+
+    /// The current value.
+    public var wrappedValue: Value {
+        registrar.access(self, keyPath: \.wrappedValue)
+        return state.withLock { $0.value }
+    }
+
+    /// The reader itself: `$items.load(…)`, `$items.isLoading`, `$items.values`.
+    public var projectedValue: SharedReader<Value> { self }
+
+    /// True while ``load(_:)`` or ``load()`` waits for a fetch. Refetches after commits run in
+    /// the background without setting it.
+    public var isLoading: Bool {
+        registrar.access(self, keyPath: \.isLoading)
+        return state.withLock { $0.isLoading }
+    }
+
+    /// The error of the last fetch, or `nil` after a success. The previous value stays while
+    /// there is an error, and the reader keeps observing, so a commit that fixes things clears it.
+    public var loadError: (any Error)? {
+        registrar.access(self, keyPath: \.loadError)
+        return state.withLock { $0.loadError }
+    }
+
+    /// The current value, then each new one. Slow consumers get the newest value, skipping
+    /// those they missed.
+    ///
+    /// ```swift
+    /// for await items in $items.values where items.count >= 3 { break }
+    /// ```
+    public var values: AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            let id = state.nextStreamID
+            state.nextStreamID += 1
+            state.streams[id] = continuation
+            continuation.yield(state.value)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Loading
+
+    /// Switches to `key`. A value cached for it shows at once, before this suspends; then, if it
+    /// is stale or missing, this waits for a fresh one, with ``isLoading`` true meanwhile.
+    ///
+    /// ```swift
+    /// try await $items.load(.fetch(Items(filterDate: date), database: db))
+    /// ```
+    ///
+    /// Throws the fetch's error (also kept in ``loadError``), or
+    /// ``SharingSQLiteError/noDatabase`` when the key names no database and no default is set.
+    public func load(_ key: SharedReaderKey<Value>) async throws {
+        let attached = try attach(key)
+        guard attached.isStale else { return }
+        try await revalidate(attached, fresh: false)
+    }
+
+    /// Fetches the current key again, waiting for a read that starts after this call.
+    public func load() async throws {
+        let current = state.withLock { state in
+            state.key.map { key in (key, state.center, state.coalescer, state.store, state.generation) }
+        }
+        guard let (key, center, coalescer, store, generation) = current else { throw SharingSQLiteError.noKey }
+        guard let center, let coalescer, let store else {
+            // The last attempt found no database; one may have been set since.
+            return try await load(key)
+        }
+        apply(Changes(isLoading: true)) { state in
+            guard state.generation == generation else { return false }
+            state.isLoading = true
+            return true
+        }
+        try await revalidate(
+            Attached(center: center, coalescer: coalescer, store: store, generation: generation, isStale: true), fresh: true)
+    }
+
+    // MARK: Internals
+
+    private struct Attached {
+        let center: ObservationCenter
+        let coalescer: RefetchCoalescer
+        let store: any OpaqueQueryStore
+        let generation: UInt64
+        let isStale: Bool
+    }
+
+    /// Points the reader at `key`'s store, synchronously, showing its cached value if any.
+    private func attach(_ key: SharedReaderKey<Value>) throws -> Attached {
+        guard let writer = key.database ?? DefaultDatabase.current else {
+            var dropped: (QuerySubscription?, ObservationCenter.Lease?)
+            apply(Changes(isLoading: true, loadError: true)) { state in
+                state.generation += 1
+                state.key = key
+                dropped = (state.subscription, state.lease)
+                (state.subscription, state.lease, state.center, state.coalescer, state.store) = (nil, nil, nil, nil, nil)
+                state.isLoading = false
+                state.loadError = SharingSQLiteError.noDatabase
+                return true
+            }
+            dropped.0?.cancel()
+            throw SharingSQLiteError.noDatabase
+        }
+        let center = ObservationCenter.center(for: writer)
+        let (store, coalescer, lease) = center.attach(key)
+        let isStale = store.isStale
+        var dropped: (QuerySubscription?, ObservationCenter.Lease?)
+        var generation: UInt64 = 0
+        apply(Changes(isLoading: true)) { state in
+            state.generation += 1
+            generation = state.generation
+            state.key = key
+            dropped = (state.subscription, state.lease)
+            (state.subscription, state.lease, state.center, state.coalescer, state.store) = (nil, lease, center, coalescer, store)
+            state.valueSequence = 0
+            state.errorSequence = -1
+            let changed = state.isLoading != isStale
+            state.isLoading = isStale
+            return changed
+        }
+        dropped.0?.cancel()
+        // Delivers the store's current state before returning: the cached value, if any.
+        let subscription = store.subscribe { [weak self, generation] queryState in
+            self?.receive(queryState, generation: generation)
+        }
+        let current = state.withLock { state in
+            guard state.generation == generation else { return false }
+            state.subscription = subscription
+            return true
+        }
+        if !current { subscription.cancel() }
+        return Attached(center: center, coalescer: coalescer, store: store, generation: generation, isStale: isStale)
+    }
+
+    private func revalidate(_ attached: Attached, fresh: Bool) async throws {
+        await attached.center.waitUntilWatching()
+        // Readers attached together all saw "stale"; the first fetch may have answered them all.
+        let outcome: RefetchCoalescer.Outcome =
+            !fresh && !attached.store.isStale ? .success(()) : await attached.coalescer.fetch(fresh: fresh)
+        apply(Changes(isLoading: true)) { state in
+            guard state.generation == attached.generation, state.isLoading else { return false }
+            state.isLoading = false
+            return true
+        }
+        try outcome.get()
+    }
+
+    /// How many times the value changed; for tests.
+    var valueChangeCount: Int { state.withLock { $0.valueChangeCount } }
+
+    /// The center and key the reader is attached to; for tests.
+    var attachment: (center: ObservationCenter, key: SharedReaderKey<Value>)? {
+        state.withLock { state in state.center.flatMap { center in state.key.map { (center, $0) } } }
+    }
+
+    private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {
+        var changes = Changes()
+        apply(nil) { state in
+            guard state.generation == generation else { return false }
+            if queryState.valueUpdateCount > state.valueSequence, let value = queryState.currentValue {
+                state.valueSequence = queryState.valueUpdateCount
+                if !valuesAreEqual(state.value, value) {
+                    state.value = value
+                    state.valueChangeCount += 1
+                    changes.value = true
+                    for stream in state.streams.values { stream.yield(value) }
+                }
+            }
+            if queryState.errorUpdateCount != state.errorSequence || (queryState.error == nil) != (state.loadError == nil) {
+                state.errorSequence = queryState.errorUpdateCount
+                if state.loadError != nil || queryState.error != nil {
+                    state.loadError = queryState.error
+                    changes.loadError = true
+                }
+            }
+            return changes.value || changes.loadError
+        }
+        notify(changes)
+    }
+
+    /// Mutates the state under the lock, then tells observers about what changed, outside it so
+    /// that they may read the reader. `mutate` returns whether anything changed.
+    private func apply(_ changes: Changes?, _ mutate: (inout State) -> Bool) {
+        let changed = state.withLock { mutate(&$0) }
+        if changed, let changes { notify(changes) }
+    }
+
+    private func notify(_ changes: Changes) {
+        if changes.value { registrar.withMutation(of: self, keyPath: \.wrappedValue) {} }
+        if changes.isLoading { registrar.withMutation(of: self, keyPath: \.isLoading) {} }
+        if changes.loadError { registrar.withMutation(of: self, keyPath: \.loadError) {} }
+    }
+}
+
+extension SharedReader: Observable {}
+
+extension SharedReader: CustomStringConvertible {
+    public var description: String { "SharedReader(\(wrappedValue))" }
+}

@@ -1,0 +1,3 @@
+// Code that reads live values needs the connection types, keys' row types and `FetchKeyRequest`
+// too; re-exporting spares every file a second import.
+@_exported import SQLite
