@@ -37,10 +37,17 @@ struct GRDBContender: Contender {
     init(_ decoding: Decoding) { self.decoding = decoding }
 
     mutating func setUp(rows: Int, timeInsert: (() throws -> Void) throws -> Void) throws {
+        queue = try Self.makeQueue(rows: rows) { insert in
+            if decoding == .record { try timeInsert(insert) } else { try insert() }
+        }
+    }
+
+    /// A database with the schema and the rows of every workload, filled through GRDB's cached
+    /// statements; `insertItems` runs (and may time) the insertion of the items.
+    static func makeQueue(rows: Int, insertItems: (@escaping () throws -> Void) throws -> Void) throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
-        self.queue = queue
         try queue.inDatabase { db in try db.execute(sql: Shape.schema) }
-        let insert = {
+        try insertItems {
             try queue.inTransaction { db in
                 let statement = try db.cachedStatement(sql: Shape.insertItem)
                 for i in 0..<rows {
@@ -49,7 +56,6 @@ struct GRDBContender: Contender {
                 return .commit
             }
         }
-        if decoding == .record { try timeInsert(insert) } else { try insert() }
         try queue.inTransaction { db in
             let statement = try db.cachedStatement(sql: Shape.insertInts)
             for i in 0..<Shape.intRows {
@@ -57,6 +63,7 @@ struct GRDBContender: Contender {
             }
             return .commit
         }
+        return queue
     }
 
     func run(_ workload: Workload, rows: Int) throws -> Int? {

@@ -18,21 +18,8 @@ struct GRDBQueryInterfaceContender: Contender {
     private var queue: DatabaseQueue?
 
     mutating func setUp(rows: Int, timeInsert: (() throws -> Void) throws -> Void) throws {
-        let queue = try DatabaseQueue()
-        self.queue = queue
-        try queue.inDatabase { db in try db.execute(sql: Shape.schema) }
         // Inserting is not what this contender measures, so it is left untimed.
-        try queue.inTransaction { db in
-            let insert = try db.cachedStatement(sql: Shape.insertItem)
-            for i in 0..<rows {
-                try insert.execute(arguments: [Shape.title(i), Shape.done(i), Shape.priority(i), Shape.createdAt(i)])
-            }
-            let ints = try db.cachedStatement(sql: Shape.insertInts)
-            for i in 0..<Shape.intRows {
-                try ints.execute(arguments: StatementArguments((0..<10).map { Int64(i + $0) }))
-            }
-            return .commit
-        }
+        queue = try GRDBContender.makeQueue(rows: rows) { try $0() }
     }
 
     func run(_ workload: Workload, rows: Int) throws -> Int? {

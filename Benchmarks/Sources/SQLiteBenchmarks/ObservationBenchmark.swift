@@ -67,19 +67,14 @@ struct SharedReaderContender: ObservationContender {
         let db = try DatabaseQueue()
         try db.writeWithoutTransaction { try $0.executeScript(observationSchema) }
         let reader = SharedReader(wrappedValue: -1, .fetchOne(countQuery("items"), arguments: [0], database: db))
-        let expected = Atomic<Int>(0)
-        let notified = DispatchSemaphore(value: 0)
-        let watcher = Task {
-            for await value in reader.values where value == expected.load(ordering: .acquiring) { notified.signal() }
-        }
-        defer { watcher.cancel() }
-        notified.wait()
+        let watcher = CountWatcher(reader)
+        defer { watcher.stop() }
         var latencies: [Double] = []
         for index in 1...samples {
-            expected.store(index, ordering: .releasing)
+            watcher.expect(index)
             let start = DispatchTime.now().uptimeNanoseconds
             try db.write { try $0.execute("INSERT INTO items(title) VALUES ('x')") }
-            notified.wait()
+            watcher.wait()
             latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
         }
         return latencies
@@ -95,17 +90,12 @@ struct SharedReaderContender: ObservationContender {
         let pool = try DatabasePool(path: path)
         try pool.writeWithoutTransaction { try $0.executeScript(observationSchema) }
         let reader = SharedReader(wrappedValue: -1, .fetchOne(countQuery("items"), arguments: [0], database: pool))
-        let expected = Atomic<Int>(0)
-        let notified = DispatchSemaphore(value: 0)
-        let watcher = Task {
-            for await value in reader.values where value == expected.load(ordering: .acquiring) { notified.signal() }
-        }
-        defer { watcher.cancel() }
-        notified.wait()
+        let watcher = CountWatcher(reader)
+        defer { watcher.stop() }
         var notifiedTimes: [Double] = []
         var processTimes: [Double] = []
         for index in 1...samples {
-            expected.store(index, ordering: .releasing)
+            watcher.expect(index)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["sqlite3", path, "INSERT INTO items(title) VALUES ('shell')"]
@@ -113,11 +103,36 @@ struct SharedReaderContender: ObservationContender {
             try process.run()
             process.waitUntilExit()
             processTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            notified.wait()
+            watcher.wait()
             notifiedTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         return (notifiedTimes, processTimes)
     }
+}
+
+/// Signals each time a count reader reaches the value it is told to expect, so the benchmark can
+/// time a write up to its notification.
+final class CountWatcher: Sendable {
+    private let expected = Atomic<Int>(0)
+    private let notified = DispatchSemaphore(value: 0)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// Starts watching and returns once the reader holds its initial count (0).
+    init(_ reader: SharedReader<Int?>) {
+        let watching = Task { [self] in
+            for await value in reader.values where value == expected.load(ordering: .acquiring) { notified.signal() }
+        }
+        task.withLock { $0 = watching }
+        notified.wait()
+    }
+
+    func expect(_ value: Int) { expected.store(value, ordering: .releasing) }
+
+    /// Blocks until the reader holds the expected value.
+    func wait() { notified.wait() }
+
+    /// Ends the watching task, which holds the watcher.
+    func stop() { task.withLock { $0?.cancel() } }
 }
 
 func runObservationBenchmarks() throws {

@@ -38,10 +38,18 @@ struct PackageContender: Contender {
     init(_ decoding: Decoding) { self.decoding = decoding }
 
     mutating func setUp(rows: Int, timeInsert: (() throws -> Void) throws -> Void) throws {
+        // Inserting does not depend on the decoding, so only one of the two variants times it.
+        db = try Self.makeDatabase(rows: rows) { insert in
+            if decoding == .fetchableRow { try timeInsert(insert) } else { try insert() }
+        }
+    }
+
+    /// A database with the schema and the rows of every workload, filled through this package;
+    /// `insertItems` runs (and may time) the insertion of the items.
+    static func makeDatabase(rows: Int, insertItems: (@escaping () throws -> Void) throws -> Void) throws -> Database {
         let db = try Database()
-        self.db = db
         try db.executeScript(Shape.schema)
-        let insert = {
+        try insertItems {
             try db.transaction { db in
                 for i in 0..<rows {
                     try db.execute(Shape.insertItem, [
@@ -51,13 +59,12 @@ struct PackageContender: Contender {
                 }
             }
         }
-        // Inserting does not depend on the decoding, so only one of the two variants times it.
-        if decoding == .fetchableRow { try timeInsert(insert) } else { try insert() }
         try db.transaction { db in
             for i in 0..<Shape.intRows {
                 try db.execute(Shape.insertInts, (0..<10).map { .integer(Int64(i + $0)) })
             }
         }
+        return db
     }
 
     func run(_ workload: Workload, rows: Int) throws -> Int? {

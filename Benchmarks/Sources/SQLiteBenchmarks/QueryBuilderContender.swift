@@ -19,21 +19,8 @@ struct QueryBuilderContender: Contender {
     private var db: Database?
 
     mutating func setUp(rows: Int, timeInsert: (() throws -> Void) throws -> Void) throws {
-        let db = try Database()
-        self.db = db
-        try db.executeScript(Shape.schema)
         // Inserting is not what this contender measures, so it is left untimed.
-        try db.transaction { db in
-            for i in 0..<rows {
-                try db.execute(Shape.insertItem, [
-                    .text(Shape.title(i)), .integer(Shape.done(i) ? 1 : 0),
-                    .integer(Int64(Shape.priority(i))), .real(Shape.createdAt(i)),
-                ])
-            }
-            for i in 0..<Shape.intRows {
-                try db.execute(Shape.insertInts, (0..<10).map { .integer(Int64(i + $0)) })
-            }
-        }
+        db = try PackageContender.makeDatabase(rows: rows) { try $0() }
     }
 
     func run(_ workload: Workload, rows: Int) throws -> Int? {
