@@ -7,7 +7,10 @@ import Foundation
 /// is later) for ``idleTimeout`` by the client's query clock, or, least recently looked up first,
 /// when the client holds more than ``maxStoreCount`` stores. Eviction runs on lookups through the
 /// client and on ``QueryClient/evictExpired()``; nothing runs on a timer, so tests control it
-/// with the clock alone. An evicted store keeps working for whoever still holds it.
+/// with the clock alone. Lookups check for expired stores at most once per sixteenth of the
+/// timeout, so a store may stay that much longer; the count is kept on every lookup, in constant
+/// time however many stores there are. An evicted store keeps working for whoever still holds
+/// it, and ``QueryClient/evictionHandler`` hears of it.
 ///
 /// ```swift
 /// let client = QueryClient(evictionPolicy: QueryEvictionPolicy(idleTimeout: 60, maxStoreCount: 100))

@@ -15,20 +15,27 @@ import Synchronization
 /// client.invalidate(matching: ["players"])
 /// ```
 public final class QueryClient: Sendable {
-  private struct Entry {
+  fileprivate struct Entry {
     let store: any EvictableQueryStore
     var lastAccessedAt: Date
     /// Orders lookups for least-recently-used eviction even when the clock stands still.
     var accessTick: UInt64
   }
 
-  private struct Storage {
+  fileprivate struct Storage {
     var entries: [QueryPath: Entry] = [:]
     var defaultContext: QueryContext
     var evictionPolicy: QueryEvictionPolicy
     var tick: UInt64 = 0
+    /// Every lookup as (tick, path), oldest first from `recencyStart`: the least recently used
+    /// store is the first whose entry still has that tick. Stale records are skipped, and the
+    /// list is rebuilt when they outnumber the stores, so finding the store to evict is
+    /// amortized constant time whatever the number of stores.
+    var recency: [(tick: UInt64, path: QueryPath)] = []
+    var recencyStart = 0
     /// No store can expire before this date, so lookups skip the scan until then.
     var nextEvictionCheck = Date.distantPast
+    var evictionHandler: (@Sendable ([any OpaqueQueryStore]) -> Void)?
   }
 
   private let storage: Mutex<Storage>
@@ -58,6 +65,18 @@ public final class QueryClient: Sendable {
     }
   }
 
+  /// Called with the stores that eviction removed, after each eviction that removed some, on
+  /// the thread whose lookup triggered it and outside the client's lock, so it may use the
+  /// client. For owners that keep something per store and must forget it too.
+  ///
+  /// ```swift
+  /// client.evictionHandler = { stores in for store in stores { index.remove(store.path) } }
+  /// ```
+  public var evictionHandler: (@Sendable (_ evicted: [any OpaqueQueryStore]) -> Void)? {
+    get { storage.withLock { $0.evictionHandler } }
+    set { storage.withLock { $0.evictionHandler = newValue } }
+  }
+
   // MARK: Getting stores
 
   /// The store for `query`'s path, created from `initialState` if there is none.
@@ -75,16 +94,16 @@ public final class QueryClient: Sendable {
     var context = defaultContext
     context.queryClient = self
     let created = QueryStore(query: query, initialState: initialState, initialContext: context)
-    return storage.withLock { storage in
+    let (store, evicted) = storage.withLock { storage -> (QueryStore<Query.State>, Evicted) in
       let now = storage.defaultContext.queryClock.now()
       if let existing = access(path, of: Query.State.self, now: now, in: &storage) {
-        return existing
+        return (existing, Evicted())
       }
-      storage.tick += 1
-      storage.entries[path] = Entry(store: created, lastAccessedAt: now, accessTick: storage.tick)
-      evictIfDue(now: now, keeping: path, in: &storage)
-      return created
+      storage.entries[path] = Entry(store: created, lastAccessedAt: now, accessTick: storage.touch(path))
+      return (created, evictIfDue(now: now, keeping: path, in: &storage))
     }
+    evicted.report()
+    return store
   }
 
   /// The store for `query`'s path, created with `initialValue` if there is none.
@@ -111,12 +130,13 @@ public final class QueryClient: Sendable {
     for path: QueryPath,
     of stateType: State.Type = State.self
   ) -> QueryStore<State>? {
-    storage.withLock { storage in
+    let (store, evicted) = storage.withLock { storage in
       let now = storage.defaultContext.queryClock.now()
       let store = access(path, of: State.self, now: now, in: &storage)
-      evictIfDue(now: now, keeping: path, in: &storage)
-      return store
+      return (store, evictIfDue(now: now, keeping: path, in: &storage))
     }
+    evicted.report()
+    return store
   }
 
   /// The existing store at exactly `path`, whatever its state type.
@@ -180,7 +200,7 @@ public final class QueryClient: Sendable {
   /// holds them; a later lookup creates a fresh store.
   public func remove(matching path: QueryPath) {
     storage.withLock { storage in
-      for key in storage.entries.keys where path.isPrefix(of: key) {
+      for key in storage.entries.keys.filter({ path.isPrefix(of: $0) }) {
         storage.entries.removeValue(forKey: key)
       }
     }
@@ -188,14 +208,18 @@ public final class QueryClient: Sendable {
 
   /// Removes every store.
   public func removeAll() {
-    storage.withLock { $0.entries.removeAll() }
+    storage.withLock { storage in
+      storage.entries.removeAll()
+      storage.recency.removeAll()
+      storage.recencyStart = 0
+    }
   }
 
   /// Evicts, now, the stores that ``evictionPolicy`` allows to go.
   public func evictExpired() {
     storage.withLock { storage in
       evict(now: storage.defaultContext.queryClock.now(), keeping: nil, in: &storage)
-    }
+    }.report()
   }
 
   // MARK: Internals
@@ -212,48 +236,117 @@ public final class QueryClient: Sendable {
     now: Date,
     in storage: inout Storage
   ) -> QueryStore<State>? {
-    guard let entry = storage.entries[path] else { return nil }
+    guard let index = storage.entries.index(forKey: path) else { return nil }
+    let entry = storage.entries.values[index]
     guard let store = entry.store as? QueryStore<State> else {
       preconditionFailure(
         "The store at \(path) holds \(type(of: entry.store)), not QueryStore<\(State.self)>."
       )
     }
-    storage.tick += 1
-    storage.entries[path]?.lastAccessedAt = now
-    storage.entries[path]?.accessTick = storage.tick
+    let tick = storage.touch(path)
+    storage.entries.values[index].lastAccessedAt = now
+    storage.entries.values[index].accessTick = tick
     return store
   }
 
-  private func evictIfDue(now: Date, keeping path: QueryPath?, in storage: inout Storage) {
-    let overCapacity = storage.evictionPolicy.maxStoreCount.map { storage.entries.count > $0 } ?? false
-    if overCapacity || now >= storage.nextEvictionCheck {
-      evict(now: now, keeping: path, in: &storage)
+  /// Stores evicted under the lock, to report to the handler once it is released.
+  fileprivate struct Evicted {
+    var stores: [any OpaqueQueryStore] = []
+    var handler: (@Sendable ([any OpaqueQueryStore]) -> Void)?
+
+    func report() {
+      if !stores.isEmpty, let handler { handler(stores) }
     }
   }
 
-  private func evict(now: Date, keeping path: QueryPath?, in storage: inout Storage) {
-    let policy = storage.evictionPolicy
+  private func evictIfDue(now: Date, keeping path: QueryPath?, in storage: inout Storage) -> Evicted {
+    var evicted = Evicted(handler: storage.evictionHandler)
+    if now >= storage.nextEvictionCheck { evictExpired(now: now, keeping: path, in: &storage, into: &evicted) }
+    evictLeastRecentlyUsed(keeping: path, in: &storage, into: &evicted)
+    return evicted
+  }
+
+  private func evict(now: Date, keeping path: QueryPath?, in storage: inout Storage) -> Evicted {
+    var evicted = Evicted(handler: storage.evictionHandler)
+    evictExpired(now: now, keeping: path, in: &storage, into: &evicted)
+    evictLeastRecentlyUsed(keeping: path, in: &storage, into: &evicted)
+    return evicted
+  }
+
+  /// Removes the stores idle for longer than the policy's timeout. A scan visits every store, so
+  /// lookups run one only when some store may have expired, and at most once per sixteenth of
+  /// the timeout: a store may outlive its timeout by that much.
+  private func evictExpired(
+    now: Date, keeping path: QueryPath?, in storage: inout Storage, into evicted: inout Evicted
+  ) {
+    let timeout = storage.evictionPolicy.idleTimeout
     // A store that goes idle after this scan is idle from now on at the earliest.
-    var nextCheck = now.addingTimeInterval(policy.idleTimeout)
-    var idle: [(path: QueryPath, tick: UInt64)] = []
+    var nextCheck = now.addingTimeInterval(timeout)
+    var expired: [QueryPath] = []
     for (key, entry) in storage.entries where key != path {
       let status = entry.store.evictionStatus
       guard !status.isInUse else { continue }
       let idleSince = max(entry.lastAccessedAt, status.unsubscribedSince ?? entry.lastAccessedAt)
-      let expiry = idleSince.addingTimeInterval(policy.idleTimeout)
+      let expiry = idleSince.addingTimeInterval(timeout)
       if expiry <= now {
-        storage.entries.removeValue(forKey: key)
+        expired.append(key)
       } else {
         nextCheck = min(nextCheck, expiry)
-        idle.append((key, entry.accessTick))
       }
     }
-    if let maxCount = policy.maxStoreCount, storage.entries.count > maxCount {
-      for candidate in idle.sorted(by: { $0.tick < $1.tick }) {
-        guard storage.entries.count > maxCount else { break }
-        storage.entries.removeValue(forKey: candidate.path)
+    for key in expired {
+      if let removed = storage.entries.removeValue(forKey: key) { evicted.append(removed.store) }
+    }
+    storage.nextEvictionCheck = max(nextCheck, now.addingTimeInterval(timeout / 16))
+  }
+
+  /// Removes least recently used stores that nobody uses until at most the policy's maximum
+  /// remain. A store found in use counts as used now.
+  private func evictLeastRecentlyUsed(
+    keeping path: QueryPath?, in storage: inout Storage, into evicted: inout Evicted
+  ) {
+    guard let maxCount = storage.evictionPolicy.maxStoreCount else { return }
+    var inUse: [QueryPath] = []
+    while storage.entries.count > maxCount, storage.recencyStart < storage.recency.count {
+      let (tick, key) = storage.recency[storage.recencyStart]
+      storage.recencyStart += 1
+      guard let entry = storage.entries[key], entry.accessTick == tick else { continue }
+      if key == path || entry.store.evictionStatus.isInUse {
+        inUse.append(key)
+      } else if let removed = storage.entries.removeValue(forKey: key) {
+        evicted.append(removed.store)
       }
     }
-    storage.nextEvictionCheck = nextCheck
+    for key in inUse {
+      let tick = storage.touch(key)
+      storage.entries[key]?.accessTick = tick
+    }
+    storage.compactRecency()
+  }
+}
+
+extension QueryClient.Evicted {
+  mutating func append(_ store: any OpaqueQueryStore) {
+    if handler != nil { stores.append(store) }
+  }
+}
+
+extension QueryClient.Storage {
+  /// Records a lookup of `path` and returns its tick.
+  mutating func touch(_ path: QueryPath) -> UInt64 {
+    // Before appending: the entry of a store being created does not exist yet.
+    if recency.count - recencyStart > 2 * entries.count + 64 { compactRecency(force: true) }
+    tick += 1
+    recency.append((tick, path))
+    return tick
+  }
+
+  /// Drops the consumed and stale records once they are the larger part of the list.
+  mutating func compactRecency(force: Bool = false) {
+    guard force || recencyStart > 1024 && recencyStart * 2 > recency.count else { return }
+    var live = recency[recencyStart...].filter { entries[$0.path]?.accessTick == $0.tick }
+    live.reserveCapacity(max(live.count, 2 * entries.count + 64))
+    recency = live
+    recencyStart = 0
   }
 }

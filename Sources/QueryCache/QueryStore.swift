@@ -265,9 +265,28 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
   /// A running fetch is not cancelled and will overwrite the value when it finishes; call
   /// ``cancel()`` first if that is not wanted.
   public func setValue(_ value: Value) {
+    setResult(.success(value))
+  }
+
+  /// Records a result obtained outside the store, timestamped by the query clock, as a fetch
+  /// that returned it would: a value replaces the value and clears the error and any
+  /// invalidation; an error is recorded and the previous value stays. For stores fed by some
+  /// other source, such as a database observer that refetches after each commit. A running fetch
+  /// is not cancelled.
+  ///
+  /// ```swift
+  /// store.setResult(Result { try database.fetchItems() })
+  /// ```
+  public func setResult(_ result: Result<Value, any Error>) {
     let subscribers = storage.withLock { storage in
-      storage.state.applyValue(value, at: storage.context.queryClock.now())
-      storage.isInvalidated = false
+      let date = storage.context.queryClock.now()
+      switch result {
+      case .success(let value):
+        storage.state.applyValue(value, at: date)
+        storage.isInvalidated = false
+      case .failure(let error):
+        storage.state.applyError(error, at: date)
+      }
       return storage.enqueueState()
     }
     notifyObservers(then: subscribers)

@@ -11,6 +11,11 @@ import Synchronization
 /// The thread also wakes every `interval`, because not every change reaches inotify (network
 /// file systems, or a platform without it), and `onChange` is cheap: it reads
 /// `PRAGMA data_version`.
+///
+/// A writer's last write to the files (its WAL frames) comes before it publishes the commit in
+/// the shared-memory index, which inotify does not see: a check made at once on the event can
+/// miss the very commit the event announces. So each event is followed by a few quick checks,
+/// 1, 4, 16 and 64 ms later, and the slow poll stays a fallback.
 final class FileChangeMonitor: Sendable {
     private let isStopped = Atomic<Bool>(false)
 
@@ -54,12 +59,16 @@ final class FileChangeMonitor: Sendable {
         let bufferSize = 4096
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
         defer { buffer.deallocate() }
+        let followUpDelays: [Int32] = [1, 4, 16, 64]
+        var followUps = followUpDelays.count
         while !isStopped.load(ordering: .relaxed) {
             var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pollDescriptor, 1, timeout)
+            let ready = poll(&pollDescriptor, 1, followUps < followUpDelays.count ? followUpDelays[followUps] : timeout)
             if isStopped.load(ordering: .relaxed) { return }
             guard ready > 0 else {
-                onChange()  // the fallback: a timeout, or an interrupted poll
+                // A follow-up check, or the fallback (a timeout, or an interrupted poll).
+                onChange()
+                followUps = min(followUps + 1, followUpDelays.count)
                 continue
             }
             var relevant = false
@@ -77,7 +86,10 @@ final class FileChangeMonitor: Sendable {
                     offset += MemoryLayout<inotify_event>.size + Int(event.len)
                 }
             }
-            if relevant { onChange() }
+            if relevant {
+                onChange()
+                followUps = 0
+            }
         }
         #else
         pollOnly(timeout: timeout, onChange: onChange)

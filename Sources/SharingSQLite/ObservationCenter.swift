@@ -1,3 +1,4 @@
+import Dispatch
 import QueryCache
 import Synchronization
 
@@ -8,42 +9,150 @@ import Synchronization
 /// the commit touched — only those with readers; the others are marked stale and refetch when
 /// used again. Commits by other connections and processes are noticed through
 /// `PRAGMA data_version`, checked when the file changes.
+///
+/// A commit costs work in proportion to the queries that read the tables it changed: an index
+/// from table to queries, kept as regions become known, finds them, and a commit that matches
+/// none allocates and dispatches nothing.
+///
+/// Refetches run in rounds on a serial queue of the center's: a round takes every query marked
+/// since the previous one and fetches them all in one read (on a reader connection of a pool,
+/// so writers never wait for it), then hands each store its result. A burst of commits thus
+/// costs at most one round in flight and one queued, each query is read once per round, and
+/// since rounds run one after another on newer and newer snapshots, a newer value is never
+/// overtaken by an older one.
 final class ObservationCenter: Sendable {
+    typealias Outcome = Result<Void, any Error>
+    typealias Completion = @Sendable (Outcome) -> Void
+
     let writer: any DatabaseWriter
     let client: QueryClient
 
-    private struct Entry {
+    /// The result of one query in a round, to apply to its store once the read is over.
+    private struct Fetched: Sendable {
+        let apply: @Sendable () -> Void
+        let outcome: Outcome
+        let region: ObservedRegion
+    }
+
+    /// One cached query.
+    private struct Record {
+        let path: QueryPath
         let store: any OpaqueQueryStore
-        let coalescer: RefetchCoalescer
+        /// Runs the query on a read connection.
+        let run: @Sendable (Database) -> Fetched
+        /// Reports an error raised before the query could run.
+        let fail: @Sendable (any Error) -> Fetched
         var region: ObservedRegion = .everything
         var readerCount = 0
+        /// Listed in `pendingIDs`, for the next round.
+        var isPending = false
+        /// Being fetched by the running round.
+        var isInFlight = false
+        /// Marked stale since its last fetch, so that later commits need not mark it again.
+        var isMarkedStale = false
+        /// The client evicted the store: the record goes when its last reader does.
+        var isEvicted = false
+        /// Called when the next round that fetches the query has applied its result.
+        var waiters: [Completion] = []
+        /// How many rounds fetched the query; for tests.
+        var fetchCount = 0
     }
 
     private struct State {
-        var entries: [QueryPath: Entry] = [:]
+        var records: [Int: Record] = [:]
+        var idsByPath: [QueryPath: Int] = [:]
+        var nextID = 0
+        /// Table (lowercased) → the records whose region reads it.
+        var readersOfTable: [String: Set<Int>] = [:]
+        /// The records whose region is unknown: every commit may change them.
+        var readersOfEverything: Set<Int> = []
+        /// What the next round fetches.
+        var pendingIDs: [Int] = []
+        /// A round is queued or running; it runs again while anything is pending.
+        var isRefreshing = false
+        /// Counts commits, so a round can tell whether one slipped in while it read.
+        var commitCount = 0
         var readerCount = 0
         var monitor: FileChangeMonitor?
-        /// The writer's `data_version` when last read; it only moves for others' commits.
-        var dataVersion: Int64?
-        /// Loads wait until the monitor has read `data_version`, so that no outside commit slips
-        /// between a first fetch and the baseline it is compared with.
-        var isWatching = false
-        var watchWaiters: [CheckedContinuation<Void, Never>] = []
+
+        mutating func add(_ record: Record) -> Int {
+            nextID += 1
+            records[nextID] = record
+            idsByPath[record.path] = nextID
+            readersOfEverything.insert(nextID)
+            return nextID
+        }
+
+        mutating func remove(_ id: Int) {
+            guard let record = records.removeValue(forKey: id) else { return }
+            if idsByPath[record.path] == id { idsByPath.removeValue(forKey: record.path) }
+            unindex(id, record.region)
+        }
+
+        mutating func unindex(_ id: Int, _ region: ObservedRegion) {
+            switch region {
+            case .everything:
+                readersOfEverything.remove(id)
+            case .region(let region):
+                for table in region.tables.keys {
+                    readersOfTable[table]?.remove(id)
+                    if readersOfTable[table]?.isEmpty == true { readersOfTable.removeValue(forKey: table) }
+                }
+            }
+        }
+
+        mutating func index(_ id: Int, _ region: ObservedRegion) {
+            switch region {
+            case .everything:
+                readersOfEverything.insert(id)
+            case .region(let region):
+                for table in region.tables.keys { readersOfTable[table, default: []].insert(id) }
+            }
+        }
+
+        /// Something `id` reads changed: fetch it in the next round if someone waits for it,
+        /// else add its store to `stale`.
+        mutating func changed(_ id: Int, stale: inout [any OpaqueQueryStore]) {
+            guard let record = records[id] else { return }
+            if record.readerCount > 0 || !record.waiters.isEmpty || record.isInFlight {
+                pend(id)
+            } else if !record.isMarkedStale {
+                records[id]!.isMarkedStale = true
+                stale.append(record.store)
+            }
+        }
+
+        mutating func pend(_ id: Int) {
+            guard let record = records[id], !record.isPending else { return }
+            records[id]!.isPending = true
+            pendingIDs.append(id)
+        }
+
+        /// True when the caller must start a round.
+        mutating func claimRound() -> Bool {
+            guard !isRefreshing, !pendingIDs.isEmpty else { return false }
+            isRefreshing = true
+            return true
+        }
     }
 
     private let state = Mutex(State())
+    /// The writer's `data_version` when last read; it only moves for others' commits. Held while
+    /// reading it, so that two readings never store out of order.
+    private let dataVersion = Mutex<Int64?>(nil)
     private let watchesFile: Bool
+    private let refreshQueue = DispatchQueue(label: "SharingSQLite.ObservationCenter.refresh")
 
     private init(writer: any DatabaseWriter) {
         self.writer = writer
         var context = QueryContext()
-        // A failing SQL statement fails the same way when retried; the next commit retries it.
+        // Stores are fed by the center's rounds; they never fetch by themselves.
         context.maxRetries = 0
-        // Fetches start only through each query's coalescer, which keeps them in order.
         context.queryFetchesOnSubscribe = false
-        client = QueryClient(defaultContext: context)
+        client = QueryClient(defaultContext: context, evictionPolicy: SharedReaderCache.evictionPolicy)
         let path = writer.path
         watchesFile = !(path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:") || path.contains("mode=memory"))
+        client.evictionHandler = { [weak self] stores in self?.didEvict(stores) }
     }
 
     // MARK: Finding the center of a database
@@ -89,14 +198,27 @@ final class ObservationCenter: Sendable {
         return center
     }
 
+    /// The center of `writer` if it has one now.
+    static func existingCenter(for writer: any DatabaseWriter) -> ObservationCenter? {
+        registry.withLock { registry in
+            registry[ObjectIdentifier(writer)].flatMap { $0.writer === writer ? $0.center : nil }
+        }
+    }
+
+    /// Every live center.
+    static var centers: [ObservationCenter] {
+        registry.withLock { $0.values.compactMap(\.center) }
+    }
+
     // MARK: Readers
 
-    /// A reader's hold on a query; the query stops refetching on commits when the last goes.
+    /// A reader's hold on a query: while one is held, commits refetch the query, and its record
+    /// stays.
     final class Lease: Sendable {
         let center: ObservationCenter
-        let id: QueryPath
+        fileprivate let id: Int
 
-        init(center: ObservationCenter, id: QueryPath) {
+        fileprivate init(center: ObservationCenter, id: Int) {
             self.center = center
             self.id = id
         }
@@ -104,118 +226,204 @@ final class ObservationCenter: Sendable {
         deinit { center.release(id) }
     }
 
-    /// The store and coalescer of `key`'s query, and a lease that keeps it refetching on commits.
-    func attach<Value>(_ key: SharedReaderKey<Value>) -> (
-        store: QueryStore<QueryState<Value?, Value>>, coalescer: RefetchCoalescer, lease: Lease
-    ) {
-        typealias Store = QueryStore<QueryState<Value?, Value>>
-        // The synchronous lookup also tells the client the store is in use, for eviction.
-        let cached = client.store(for: key.id, of: QueryState<Value?, Value>.self)
-        let (store, coalescer, startMonitor) = state.withLock { state -> (Store, RefetchCoalescer, Bool) in
-            let store: Store
-            let coalescer: RefetchCoalescer
-            if let entry = state.entries[key.id], let cached, entry.store === cached {
-                store = cached
-                coalescer = entry.coalescer
+    /// The store of `key`'s query, and a lease that keeps it refetching on commits.
+    func attach<Value>(_ key: SharedReaderKey<Value>) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) {
+        // Outside the lock: a lookup may evict stores, and the eviction handler takes the lock.
+        // The lookup also tells the client the store is in use.
+        let store = client.store(for: key.id, of: QueryState<Value?, Value>.self)
+            ?? client.store(for: DatabaseFetchQuery(key: key, writer: writer))
+        let (id, startMonitor) = state.withLock { state -> (Int, Bool) in
+            let id: Int
+            if let existing = state.idsByPath[key.id], state.records[existing]?.store === store {
+                id = existing
             } else {
-                store = cached ?? client.store(for: DatabaseFetchQuery(key: key, writer: writer) { [weak self] id, region in
-                    self?.record(region, for: id)
-                })
-                coalescer = RefetchCoalescer { [store] in
-                    do {
-                        _ = try await store.fetch()
-                        return .success(())
-                    } catch {
-                        return .failure(error)
+                if let previous = state.idsByPath[key.id], let record = state.records[previous] {
+                    // Its store was evicted, and the client made a new one.
+                    if record.readerCount == 0 && record.waiters.isEmpty {
+                        state.remove(previous)
+                    } else {
+                        state.records[previous]!.isEvicted = true
                     }
                 }
-                state.entries[key.id] = Entry(store: store, coalescer: coalescer)
+                id = state.add(Self.record(for: key, store: store))
             }
-            state.entries[key.id]!.readerCount += 1
+            state.records[id]!.readerCount += 1
             state.readerCount += 1
-            return (store, coalescer, watchesFile && state.monitor == nil)
+            return (id, watchesFile && state.monitor == nil)
         }
         if startMonitor { startMonitoring() }
-        return (store, coalescer, Lease(center: self, id: key.id))
+        return (store, Lease(center: self, id: id))
     }
 
-    /// Returns once commits by other connections and processes are being watched for.
-    func waitUntilWatching() async {
-        guard watchesFile else { return }
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.isWatching || state.monitor == nil { return true }
-                state.watchWaiters.append(waiter)
-                return false
-            }
-            if ready { waiter.resume() }
+    private static func record<Value>(for key: SharedReaderKey<Value>, store: QueryStore<QueryState<Value?, Value>>) -> Record {
+        let fail: @Sendable (any Error) -> Fetched = { error in
+            // A failed statement reported nothing: watch everything, so that the commit that
+            // fixes the query (creating a missing table, say) brings the value in.
+            Fetched(apply: { store.setResult(.failure(error)) }, outcome: .failure(error), region: .everything)
+        }
+        return Record(
+            path: key.id, store: store,
+            run: { db in
+                do {
+                    let (value, region) = try key.fetch(db)
+                    return Fetched(apply: { store.setResult(.success(value)) }, outcome: .success(()), region: region)
+                } catch {
+                    return fail(error)
+                }
+            },
+            fail: fail)
+    }
+
+    /// Fetches the lease's query in the next round, and calls `completion` once the store holds
+    /// the result. The round starts after this call, so it sees every commit made before.
+    func refresh(_ lease: Lease, completion: @escaping Completion) {
+        let start = state.withLock { state -> Bool in
+            state.records[lease.id]!.waiters.append(completion)
+            state.pend(lease.id)
+            return state.claimRound()
+        }
+        if start { scheduleRound() }
+    }
+
+    /// Fetches the lease's query in the next round, and returns once the store holds the result.
+    func refresh(_ lease: Lease) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            refresh(lease) { continuation.resume(returning: $0) }
         }
     }
 
-    private func release(_ id: QueryPath) {
-        let (monitor, waiters) = state.withLock { state -> (FileChangeMonitor?, [CheckedContinuation<Void, Never>]) in
-            state.entries[id]?.readerCount -= 1
+    private func release(_ id: Int) {
+        let monitor = state.withLock { state -> FileChangeMonitor? in
+            state.records[id]!.readerCount -= 1
             state.readerCount -= 1
-            guard state.readerCount == 0, let monitor = state.monitor else { return (nil, []) }
+            if let record = state.records[id], record.readerCount == 0, record.isEvicted, record.waiters.isEmpty {
+                state.remove(id)
+            }
+            guard state.readerCount == 0, let monitor = state.monitor else { return nil }
             state.monitor = nil
-            state.isWatching = false
-            defer { state.watchWaiters = [] }
-            return (monitor, state.watchWaiters)
+            return monitor
         }
         monitor?.stop()
-        for waiter in waiters { waiter.resume() }
     }
 
-    private func record(_ region: ObservedRegion, for id: QueryPath) {
-        state.withLock { $0.entries[id]?.region = region }
+    private func didEvict(_ stores: [any OpaqueQueryStore]) {
+        state.withLock { state in
+            for store in stores {
+                guard let id = state.idsByPath[store.path], let record = state.records[id], record.store === store else { continue }
+                if record.readerCount == 0 && record.waiters.isEmpty && !record.isInFlight {
+                    state.remove(id)
+                } else {
+                    state.records[id]!.isEvicted = true
+                }
+            }
+        }
     }
 
-    /// How many fetches `key`'s query started; for tests.
+    /// How many rounds fetched `key`'s query; for tests.
     func fetchCount<Value>(for key: SharedReaderKey<Value>) -> Int {
-        state.withLock { $0.entries[key.id]?.coalescer.startedCount ?? 0 }
+        state.withLock { state in state.idsByPath[key.id].flatMap { state.records[$0]?.fetchCount } ?? 0 }
     }
+
+    /// How many queries the center keeps; for tests. It follows the client's store count.
+    var recordCount: Int { state.withLock { $0.records.count } }
 
     // MARK: Changes
 
     /// Called on the writer's thread right after each commit: it only marks and schedules, so
     /// the writer never waits for a read.
     fileprivate func didCommit(_ changes: DatabaseChanges) {
-        let (live, idle) = state.withLock { state -> ([RefetchCoalescer], [Entry]) in
-            var live: [RefetchCoalescer] = []
-            var idle: [Entry] = []
-            for entry in state.entries.values where entry.region.isModified(by: changes) {
-                if entry.readerCount > 0 { live.append(entry.coalescer) } else { idle.append(entry) }
+        let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
+            state.commitCount &+= 1
+            var stale: [any OpaqueQueryStore] = []
+            for table in changes.changedTables {
+                guard let ids = state.readersOfTable[table] else { continue }
+                for id in ids { state.changed(id, stale: &stale) }
             }
-            return (live, idle)
+            for id in state.readersOfEverything { state.changed(id, stale: &stale) }
+            return (state.claimRound(), stale)
         }
-        for coalescer in live { coalescer.schedule() }
-        for entry in idle { markStale(entry) }
+        for store in stale { store.invalidate(refetch: false) }
+        if start { scheduleRound() }
     }
 
     /// Someone else may have committed: every query may have changed.
     private func didChangeElsewhere() {
-        let (live, idle) = state.withLock { state -> ([RefetchCoalescer], [Entry]) in
-            // Queries the client evicted and nobody reads are gone for good.
-            state.entries = state.entries.filter { id, entry in
-                entry.readerCount > 0 || client.opaqueStore(for: id) === entry.store
-            }
-            let live = state.entries.values.filter { $0.readerCount > 0 }.map(\.coalescer)
-            return (live, state.entries.values.filter { $0.readerCount == 0 })
+        let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
+            state.commitCount &+= 1
+            var stale: [any OpaqueQueryStore] = []
+            for id in Array(state.records.keys) { state.changed(id, stale: &stale) }
+            return (state.claimRound(), stale)
         }
-        for coalescer in live { coalescer.schedule() }
-        for entry in idle { markStale(entry) }
+        for store in stale { store.invalidate(refetch: false) }
+        if start { scheduleRound() }
     }
 
-    private func markStale(_ entry: Entry) {
-        entry.store.invalidate(refetch: false)
-        entry.coalescer.scheduleIfRunning()
+    // MARK: Rounds
+
+    private func scheduleRound() {
+        refreshQueue.async { self.runRounds() }
     }
+
+    /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
+    private func runRounds() {
+        if watchesFile && dataVersion.withLock({ $0 == nil }) {
+            // The baseline must predate the first read, or an outside commit between the two
+            // would go unnoticed.
+            checkDataVersion()
+        }
+        while true {
+            typealias Entry = (id: Int, run: @Sendable (Database) -> Fetched, fail: @Sendable (any Error) -> Fetched, waiters: [Completion])
+            let (batch, commitCount) = state.withLock { state -> ([Entry], Int) in
+                var batch: [Entry] = []
+                batch.reserveCapacity(state.pendingIDs.count)
+                for id in state.pendingIDs {
+                    guard let record = state.records[id] else { continue }
+                    batch.append((id, record.run, record.fail, record.waiters))
+                    state.records[id]!.waiters = []
+                    state.records[id]!.isPending = false
+                    state.records[id]!.isInFlight = true
+                    state.records[id]!.fetchCount += 1
+                }
+                state.pendingIDs.removeAll(keepingCapacity: true)
+                if batch.isEmpty { state.isRefreshing = false }
+                return (batch, state.commitCount)
+            }
+            if batch.isEmpty { return }
+            let results: [Fetched]
+            do {
+                results = try writer.read { db in batch.map { $0.run(db) } }
+            } catch {
+                results = batch.map { $0.fail(error) }
+            }
+            for result in results { result.apply() }
+            state.withLock { state in
+                for (entry, result) in zip(batch, results) {
+                    guard let record = state.records[entry.id] else { continue }
+                    state.records[entry.id]!.isInFlight = false
+                    if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
+                    if record.region != result.region {
+                        state.unindex(entry.id, record.region)
+                        state.index(entry.id, result.region)
+                        state.records[entry.id]!.region = result.region
+                        // A commit made during the read was matched against the old region.
+                        if state.commitCount != commitCount { state.pend(entry.id) }
+                    }
+                    if record.readerCount == 0 && record.isEvicted && record.waiters.isEmpty { state.remove(entry.id) }
+                }
+            }
+            for (entry, result) in zip(batch, results) {
+                for waiter in entry.waiters { waiter(result.outcome) }
+            }
+        }
+    }
+
+    // MARK: Other connections and processes
 
     private func startMonitoring() {
         let monitor = FileChangeMonitor(
             path: writer.path,
-            onStart: { [weak self] in self?.checkDataVersion(isBaseline: true) },
-            onChange: { [weak self] in self?.checkDataVersion(isBaseline: false) })
+            onStart: { [weak self] in self?.checkDataVersion() },
+            onChange: { [weak self] in self?.checkDataVersion() })
         let extra = state.withLock { state -> FileChangeMonitor? in
             guard state.monitor == nil, state.readerCount > 0 else { return monitor }
             state.monitor = monitor
@@ -224,22 +432,14 @@ final class ObservationCenter: Sendable {
         extra?.stop()
     }
 
-    /// Reads `data_version` on the writer connection (never from inside the lock: the commit
-    /// hook takes the lock on the writer's thread).
-    private func checkDataVersion(isBaseline: Bool) {
-        let version = try? writer.writeWithoutTransaction { db in try db.dataVersion }
-        let (moved, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-            var moved = false
-            if let version {
-                moved = state.dataVersion.map { $0 != version } ?? false
-                state.dataVersion = version
-            }
-            guard isBaseline else { return (moved, []) }
-            state.isWatching = true
-            defer { state.watchWaiters = [] }
-            return (moved, state.watchWaiters)
+    /// Reads `data_version` on the writer connection (never from inside the state's lock: the
+    /// commit hook takes it on the writer's thread), and refetches everything if it moved.
+    private func checkDataVersion() {
+        let moved = dataVersion.withLock { last -> Bool in
+            guard let version = try? writer.writeWithoutTransaction({ db in try db.dataVersion }) else { return false }
+            defer { last = version }
+            return last.map { $0 != version } ?? false
         }
-        for waiter in waiters { waiter.resume() }
         if moved { didChangeElsewhere() }
     }
 }

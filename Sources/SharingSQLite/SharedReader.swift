@@ -31,8 +31,6 @@ public final class SharedReader<Value: Sendable>: Sendable {
         /// state never replaces a newer one.
         var valueSequence = 0
         var errorSequence = -1
-        var center: ObservationCenter?
-        var coalescer: RefetchCoalescer?
         var store: (any OpaqueQueryStore)?
         var lease: ObservationCenter.Lease?
         var subscription: QuerySubscription?
@@ -61,7 +59,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
         state = Mutex(State(value: wrappedValue))
         guard let attached = try? attach(key), attached.isStale else { return }
-        Task { try? await self.revalidate(attached, fresh: false) }
+        attached.lease.center.refresh(attached.lease) { [weak self] _ in self?.didRevalidate(attached) }
     }
 
     /// A reader of a collection, empty until `key` has loaded.
@@ -158,16 +156,16 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public func load(_ key: SharedReaderKey<Value>) async throws {
         let attached = try attach(key)
         guard attached.isStale else { return }
-        try await revalidate(attached, fresh: false)
+        try await revalidate(attached)
     }
 
     /// Fetches the current key again, waiting for a read that starts after this call.
     public func load() async throws {
         let current = state.withLock { state in
-            state.key.map { key in (key, state.center, state.coalescer, state.store, state.generation) }
+            state.key.map { key in (key, state.lease, state.store, state.generation) }
         }
-        guard let (key, center, coalescer, store, generation) = current else { throw SharingSQLiteError.noKey }
-        guard let center, let coalescer, let store else {
+        guard let (key, lease, store, generation) = current else { throw SharingSQLiteError.noKey }
+        guard let lease, let store else {
             // The last attempt found no database; one may have been set since.
             return try await load(key)
         }
@@ -176,15 +174,13 @@ public final class SharedReader<Value: Sendable>: Sendable {
             state.isLoading = true
             return true
         }
-        try await revalidate(
-            Attached(center: center, coalescer: coalescer, store: store, generation: generation, isStale: true), fresh: true)
+        try await revalidate(Attached(lease: lease, store: store, generation: generation, isStale: true))
     }
 
     // MARK: Internals
 
-    private struct Attached {
-        let center: ObservationCenter
-        let coalescer: RefetchCoalescer
+    private struct Attached: Sendable {
+        let lease: ObservationCenter.Lease
         let store: any OpaqueQueryStore
         let generation: UInt64
         let isStale: Bool
@@ -198,7 +194,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
                 state.generation += 1
                 state.key = key
                 dropped = (state.subscription, state.lease)
-                (state.subscription, state.lease, state.center, state.coalescer, state.store) = (nil, nil, nil, nil, nil)
+                (state.subscription, state.lease, state.store) = (nil, nil, nil)
                 state.isLoading = false
                 state.loadError = SharingSQLiteError.noDatabase
                 return true
@@ -207,7 +203,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
             throw SharingSQLiteError.noDatabase
         }
         let center = ObservationCenter.center(for: writer)
-        let (store, coalescer, lease) = center.attach(key)
+        let (store, lease) = center.attach(key)
         let isStale = store.isStale
         var dropped: (QuerySubscription?, ObservationCenter.Lease?)
         var generation: UInt64 = 0
@@ -216,7 +212,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
             generation = state.generation
             state.key = key
             dropped = (state.subscription, state.lease)
-            (state.subscription, state.lease, state.center, state.coalescer, state.store) = (nil, lease, center, coalescer, store)
+            (state.subscription, state.lease, state.store) = (nil, lease, store)
             state.valueSequence = 0
             state.errorSequence = -1
             let changed = state.isLoading != isStale
@@ -234,20 +230,22 @@ public final class SharedReader<Value: Sendable>: Sendable {
             return true
         }
         if !current { subscription.cancel() }
-        return Attached(center: center, coalescer: coalescer, store: store, generation: generation, isStale: isStale)
+        return Attached(lease: lease, store: store, generation: generation, isStale: isStale)
     }
 
-    private func revalidate(_ attached: Attached, fresh: Bool) async throws {
-        await attached.center.waitUntilWatching()
-        // Readers attached together all saw "stale"; the first fetch may have answered them all.
-        let outcome: RefetchCoalescer.Outcome =
-            !fresh && !attached.store.isStale ? .success(()) : await attached.coalescer.fetch(fresh: fresh)
+    /// Waits for a fetch of the attached query that starts after this call.
+    private func revalidate(_ attached: Attached) async throws {
+        let outcome = await attached.lease.center.refresh(attached.lease)
+        didRevalidate(attached)
+        try outcome.get()
+    }
+
+    private func didRevalidate(_ attached: Attached) {
         apply(Changes(isLoading: true)) { state in
             guard state.generation == attached.generation, state.isLoading else { return false }
             state.isLoading = false
             return true
         }
-        try outcome.get()
     }
 
     /// How many times the value changed; for tests.
@@ -255,7 +253,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     /// The center and key the reader is attached to; for tests.
     var attachment: (center: ObservationCenter, key: SharedReaderKey<Value>)? {
-        state.withLock { state in state.center.flatMap { center in state.key.map { (center, $0) } } }
+        state.withLock { state in state.lease.flatMap { lease in state.key.map { (lease.center, $0) } } }
     }
 
     private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {

@@ -2,19 +2,64 @@
 /// reported for each.
 ///
 /// Delivered to the observers added with ``Database/addChangeObserver(_:)`` after the commit.
+///
+/// ```swift
+/// db.addChangeObserver { changes in
+///     if changes.contains(table: "items") { reloadItems() }
+/// }
+/// ```
 public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
+    struct Table: Sendable {
+        /// Lowercased.
+        var name: String
+        var rowids: Set<Int64>
+        var isChanged: Bool
+    }
+
+    /// Every table the connection's tracker has seen, changed or not. Only the changed ones
+    /// belong to the value: keeping the others lets the tracker reuse this storage, names and
+    /// rowid sets included, from one commit to the next, so recording a change allocates nothing.
+    var storage: [Table]
+
+    /// Changes to `tables`: table name → rowids.
+    public init(tables: [String: Set<Int64>] = [:]) {
+        storage = tables.map { Table(name: $0.key.lowercased(), rowids: $0.value, isChanged: true) }
+    }
+
     /// Table name (lowercased) → rowids inserted, updated or deleted. A table of a `WITHOUT ROWID`
     /// kind, or changed in a way the hook does not report row by row, has an empty set.
-    public var tables: [String: Set<Int64>]
+    public var tables: [String: Set<Int64>] {
+        get {
+            var tables: [String: Set<Int64>] = [:]
+            for table in storage where table.isChanged { tables[table.name] = table.rowids }
+            return tables
+        }
+        set { storage = DatabaseChanges(tables: newValue).storage }
+    }
 
-    public init(tables: [String: Set<Int64>] = [:]) {
-        self.tables = tables
+    /// The names (lowercased) of the changed tables. Unlike ``tables``, reading them builds nothing.
+    public var changedTables: some Sequence<String> {
+        storage.lazy.filter { $0.isChanged }.map { $0.name }
+    }
+
+    /// True when `table` (lowercased) changed.
+    public func contains(table: String) -> Bool {
+        storage.contains { $0.isChanged && $0.name == table }
     }
 
     /// True when nothing changed.
-    public var isEmpty: Bool { tables.isEmpty }
+    public var isEmpty: Bool { !storage.contains { $0.isChanged } }
+
+    public static func == (lhs: DatabaseChanges, rhs: DatabaseChanges) -> Bool {
+        lhs.tables == rhs.tables
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tables)
+    }
 
     public var description: String {
-        tables.keys.sorted().map { "\($0): \(tables[$0]!.count) row(s)" }.joined(separator: ", ")
+        let tables = self.tables
+        return tables.keys.sorted().map { "\($0): \(tables[$0]!.count) row(s)" }.joined(separator: ", ")
     }
 }

@@ -63,7 +63,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     ///
     /// SQLite's hooks report changed rows, not changed columns, so this is decided per table.
     public func isModified(by changes: DatabaseChanges) -> Bool {
-        changes.tables.keys.contains { tables[$0] != nil }
+        changes.changedTables.contains { tables[$0] != nil }
     }
 
     public var description: String {

@@ -1,0 +1,46 @@
+import Foundation
+import QueryCache
+import Synchronization
+
+/// The limits of the query cache behind ``SharedReader``s.
+///
+/// Each database has one cache, one entry per key (query and arguments): readers with equal keys
+/// share it, and a reader that switches back to a key it loaded before shows the cached value at
+/// once. An entry nobody reads is evicted after ``idleTimeout``, and beyond ``maxStoreCount``
+/// entries the least recently used unread ones go first. Changes apply to every database.
+///
+/// ```swift
+/// SharedReaderCache.idleTimeout = 60          // seconds; five minutes by default
+/// SharedReaderCache.maxStoreCount = 200       // 1,000 by default; nil for no limit
+/// ```
+public enum SharedReaderCache {
+    private static let policy = Mutex(QueryEvictionPolicy(idleTimeout: 5 * 60, maxStoreCount: 1_000))
+
+    /// Seconds an entry nobody reads is kept. Five minutes by default.
+    public static var idleTimeout: TimeInterval {
+        get { evictionPolicy.idleTimeout }
+        set { update { $0.idleTimeout = newValue } }
+    }
+
+    /// The most entries kept per database, or `nil` for no limit. 1,000 by default. Entries that
+    /// readers show are never evicted, so there can be more while they are.
+    public static var maxStoreCount: Int? {
+        get { evictionPolicy.maxStoreCount }
+        set { update { $0.maxStoreCount = newValue } }
+    }
+
+    /// How many entries the cache of `database` holds now.
+    public static func storeCount(for database: any DatabaseWriter) -> Int {
+        ObservationCenter.existingCenter(for: database)?.client.storeCount ?? 0
+    }
+
+    static var evictionPolicy: QueryEvictionPolicy { policy.withLock { $0 } }
+
+    private static func update(_ change: (inout QueryEvictionPolicy) -> Void) {
+        let updated = policy.withLock { policy in
+            change(&policy)
+            return policy
+        }
+        for center in ObservationCenter.centers { center.client.evictionPolicy = updated }
+    }
+}
