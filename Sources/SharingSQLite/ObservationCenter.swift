@@ -11,8 +11,9 @@ import Synchronization
 /// `PRAGMA data_version`, checked when the file changes.
 ///
 /// A commit costs work in proportion to the queries that read the tables it changed: an index
-/// from table to queries, kept as regions become known, finds them, and a commit that matches
-/// none allocates and dispatches nothing.
+/// from table to queries, kept as regions become known, finds them. The writer connection is
+/// told which tables the index holds (`ObservedTables`), so a commit that matches none does not
+/// even reach the center.
 ///
 /// Refetches run in rounds on a serial queue of the center's: a round takes every query marked
 /// since the previous one and fetches them all in one read (on a reader connection of a pool,
@@ -54,6 +55,8 @@ final class ObservationCenter: Sendable {
         var isEvicted = false
         /// Called when the next round that fetches the query has applied its result.
         var waiters: [Completion] = []
+        /// Called when the running round that fetches the query has applied its result.
+        var joiners: [Completion] = []
         /// How many rounds fetched the query; for tests.
         var fetchCount = 0
     }
@@ -74,6 +77,8 @@ final class ObservationCenter: Sendable {
         var commitCount = 0
         var readerCount = 0
         var monitor: FileChangeMonitor?
+        /// What the writer connection was last told to deliver.
+        var selection: (tables: Set<String>, all: Bool) = ([], false)
 
         mutating func add(_ record: Record) -> Int {
             nextID += 1
@@ -128,6 +133,15 @@ final class ObservationCenter: Sendable {
             pendingIDs.append(id)
         }
 
+        /// Tells the writer connection which commits to deliver, when the index changed that.
+        mutating func select(in observed: ObservedTables) {
+            let tables = Set(readersOfTable.keys)
+            let all = !readersOfEverything.isEmpty
+            guard tables != selection.tables || all != selection.all else { return }
+            selection = (tables, all)
+            observed.update(tables, all: all)
+        }
+
         /// True when the caller must start a round.
         mutating func claimRound() -> Bool {
             guard !isRefreshing, !pendingIDs.isEmpty else { return false }
@@ -142,9 +156,12 @@ final class ObservationCenter: Sendable {
     private let dataVersion = Mutex<Int64?>(nil)
     private let watchesFile: Bool
     private let refreshQueue = DispatchQueue(label: "SharingSQLite.ObservationCenter.refresh")
+    /// The tables whose commits the writer delivers to the center: those of the index.
+    private let observedTables: ObservedTables
 
-    private init(writer: any DatabaseWriter) {
+    private init(writer: any DatabaseWriter, observedTables: ObservedTables) {
         self.writer = writer
+        self.observedTables = observedTables
         var context = QueryContext()
         // Stores are fed by the center's rounds; they never fetch by themselves.
         context.maxRetries = 0
@@ -176,15 +193,15 @@ final class ObservationCenter: Sendable {
         let (center, relayToInstall) = registry.withLock { registry -> (ObservationCenter, CommitRelay?) in
             if let registration = registry[id], registration.writer === writer {
                 if let center = registration.center { return (center, nil) }
-                let center = ObservationCenter(writer: writer)
+                let center = ObservationCenter(writer: writer, observedTables: registration.relay.tables)
                 registry[id]?.center = center
                 registration.relay.center.withLock { $0.center = center }
                 return (center, nil)
             }
             // Forget writers that are gone, whose identifiers may be reused.
             registry = registry.filter { $0.value.writer != nil }
-            let center = ObservationCenter(writer: writer)
             let relay = CommitRelay()
+            let center = ObservationCenter(writer: writer, observedTables: relay.tables)
             relay.center.withLock { $0.center = center }
             registry[id] = Registration(writer: writer, center: center, relay: relay)
             return (center, relay)
@@ -192,7 +209,7 @@ final class ObservationCenter: Sendable {
         if let relayToInstall {
             // The body cannot throw, so neither can the call.
             _ = try? writer.writeWithoutTransaction { db in
-                db.addChangeObserver { changes in relayToInstall.deliver(changes) }
+                db.addChangeObserver(observing: relayToInstall.tables) { changes in relayToInstall.deliver(changes) }
             }
         }
         return center
@@ -246,6 +263,7 @@ final class ObservationCenter: Sendable {
                     }
                 }
                 id = state.add(Self.record(for: key, store: store))
+                state.select(in: observedTables)
             }
             state.records[id]!.readerCount += 1
             state.readerCount += 1
@@ -274,21 +292,39 @@ final class ObservationCenter: Sendable {
             fail: fail)
     }
 
-    /// Fetches the lease's query in the next round, and calls `completion` once the store holds
-    /// the result. The round starts after this call, so it sees every commit made before.
-    func refresh(_ lease: Lease, completion: @escaping Completion) {
-        let start = state.withLock { state -> Bool in
+    /// Fetches the lease's query, and calls `completion` once the store holds the result.
+    ///
+    /// With `fresh`, the fetch is one of the next round, which starts after this call and so sees
+    /// every commit made before. Otherwise a fetch already running is joined, and a store that is
+    /// not stale (readers attached together all saw it stale; the first fetch may have answered
+    /// them all) completes at once.
+    func refresh(_ lease: Lease, fresh: Bool, completion: @escaping Completion) {
+        enum Next { case done, wait, startRound }
+        let next = state.withLock { state -> Next in
+            let record = state.records[lease.id]!
+            if !fresh {
+                if record.isInFlight {
+                    state.records[lease.id]!.joiners.append(completion)
+                    return .wait
+                }
+                if !record.store.isStale { return .done }
+            }
             state.records[lease.id]!.waiters.append(completion)
             state.pend(lease.id)
-            return state.claimRound()
+            return state.claimRound() ? .startRound : .wait
         }
-        if start { scheduleRound() }
+        switch next {
+        case .done: completion(.success(()))
+        case .wait: break
+        case .startRound: scheduleRound()
+        }
     }
 
-    /// Fetches the lease's query in the next round, and returns once the store holds the result.
-    func refresh(_ lease: Lease) async -> Outcome {
+    /// Fetches the lease's query (see ``refresh(_:fresh:completion:)``), and returns once the
+    /// store holds the result.
+    func refresh(_ lease: Lease, fresh: Bool) async -> Outcome {
         await withCheckedContinuation { continuation in
-            refresh(lease) { continuation.resume(returning: $0) }
+            refresh(lease, fresh: fresh) { continuation.resume(returning: $0) }
         }
     }
 
@@ -298,6 +334,7 @@ final class ObservationCenter: Sendable {
             state.readerCount -= 1
             if let record = state.records[id], record.readerCount == 0, record.isEvicted, record.waiters.isEmpty {
                 state.remove(id)
+                state.select(in: observedTables)
             }
             guard state.readerCount == 0, let monitor = state.monitor else { return nil }
             state.monitor = nil
@@ -316,6 +353,7 @@ final class ObservationCenter: Sendable {
                     state.records[id]!.isEvicted = true
                 }
             }
+            state.select(in: observedTables)
         }
     }
 
@@ -326,6 +364,11 @@ final class ObservationCenter: Sendable {
 
     /// How many queries the center keeps; for tests. It follows the client's store count.
     var recordCount: Int { state.withLock { $0.records.count } }
+
+    /// How many queries the commit index lists; for tests.
+    var indexedQueryCount: Int {
+        state.withLock { state in state.readersOfTable.values.reduce(state.readersOfEverything) { $0.union($1) }.count }
+    }
 
     // MARK: Changes
 
@@ -396,9 +439,16 @@ final class ObservationCenter: Sendable {
                 results = batch.map { $0.fail(error) }
             }
             for result in results { result.apply() }
-            state.withLock { state in
+            let joiners = state.withLock { state -> [[Completion]] in
+                var joiners: [[Completion]] = []
+                joiners.reserveCapacity(batch.count)
                 for (entry, result) in zip(batch, results) {
-                    guard let record = state.records[entry.id] else { continue }
+                    guard let record = state.records[entry.id] else {
+                        joiners.append([])
+                        continue
+                    }
+                    joiners.append(record.joiners)
+                    state.records[entry.id]!.joiners = []
                     state.records[entry.id]!.isInFlight = false
                     if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
                     if record.region != result.region {
@@ -410,9 +460,11 @@ final class ObservationCenter: Sendable {
                     }
                     if record.readerCount == 0 && record.isEvicted && record.waiters.isEmpty { state.remove(entry.id) }
                 }
+                state.select(in: observedTables)
+                return joiners
             }
-            for (entry, result) in zip(batch, results) {
-                for waiter in entry.waiters { waiter(result.outcome) }
+            for ((entry, result), joiners) in zip(zip(batch, results), joiners) {
+                for waiter in entry.waiters + joiners { waiter(result.outcome) }
             }
         }
     }
@@ -452,6 +504,9 @@ private final class CommitRelay: Sendable {
     }
 
     let center = Mutex(WeakCenter())
+    /// The tables the queries of the current center read. A center gone leaves its tables
+    /// selected, which costs a delivery to no one, until the next one selects its own.
+    let tables = ObservedTables()
 
     func deliver(_ changes: DatabaseChanges) {
         center.withLock { $0.center }?.didCommit(changes)

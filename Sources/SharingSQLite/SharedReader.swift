@@ -59,7 +59,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
         state = Mutex(State(value: wrappedValue))
         guard let attached = try? attach(key), attached.isStale else { return }
-        attached.lease.center.refresh(attached.lease) { [weak self] _ in self?.didRevalidate(attached) }
+        attached.lease.center.refresh(attached.lease, fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
     }
 
     /// A reader of a collection, empty until `key` has loaded.
@@ -156,7 +156,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public func load(_ key: SharedReaderKey<Value>) async throws {
         let attached = try attach(key)
         guard attached.isStale else { return }
-        try await revalidate(attached)
+        try await revalidate(attached, fresh: false)
     }
 
     /// Fetches the current key again, waiting for a read that starts after this call.
@@ -174,7 +174,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
             state.isLoading = true
             return true
         }
-        try await revalidate(Attached(lease: lease, store: store, generation: generation, isStale: true))
+        try await revalidate(Attached(lease: lease, store: store, generation: generation, isStale: true), fresh: true)
     }
 
     // MARK: Internals
@@ -233,9 +233,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
         return Attached(lease: lease, store: store, generation: generation, isStale: isStale)
     }
 
-    /// Waits for a fetch of the attached query that starts after this call.
-    private func revalidate(_ attached: Attached) async throws {
-        let outcome = await attached.lease.center.refresh(attached.lease)
+    /// Waits for a fetch of the attached query: one that starts after this call if `fresh`.
+    private func revalidate(_ attached: Attached, fresh: Bool) async throws {
+        let outcome = await attached.lease.center.refresh(attached.lease, fresh: fresh)
         didRevalidate(attached)
         try outcome.get()
     }

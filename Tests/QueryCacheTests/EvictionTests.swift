@@ -99,4 +99,52 @@ struct EvictionTests {
     client.evictExpired()
     #expect(client.storeCount == 1)
   }
+
+  @Test("The eviction handler hears of every evicted store, by time and by count, and nothing else")
+  func evictionHandler() {
+    let clock = TestClock()
+    let client = QueryClient(
+      defaultContext: testContext(clock: clock),
+      evictionPolicy: QueryEvictionPolicy(idleTimeout: 10, maxStoreCount: 2)
+    )
+    let evicted = Recorder<QueryPath>()
+    client.evictionHandler = { stores in for store in stores { evicted.append(store.path) } }
+    _ = client.store(for: TestQuery(["a"]))
+    _ = client.store(for: TestQuery(["b"]))
+    #expect(evicted.values.isEmpty)
+    _ = client.store(for: TestQuery(["c"]))
+    #expect(evicted.values == [["a"]])
+    client.remove(matching: ["b"])
+    #expect(evicted.values == [["a"]], "removal is not eviction")
+    clock.advance(by: 10)
+    client.evictExpired()
+    #expect(evicted.values == [["a"], ["c"]])
+    #expect(client.storeCount == 0)
+  }
+
+  @Test("Many stores over the maximum: the count holds and the most recently used survive")
+  func manyStores() {
+    let clock = TestClock()
+    let client = QueryClient(
+      defaultContext: testContext(clock: clock),
+      evictionPolicy: QueryEvictionPolicy(maxStoreCount: 100)
+    )
+    let evictedCount = Counter()
+    client.evictionHandler = { stores in for _ in stores { evictedCount.increment() } }
+    let favourite = client.store(for: TestQuery(["favourite"]))
+    for index in 0..<20_000 {
+      _ = client.store(for: TestQuery(["item", index]))
+      #expect(client.storeCount <= 100)
+      // Looked up again and again, so never the least recently used.
+      if index % 50 == 0 { #expect(client.store(for: ["favourite"], of: TestQuery.State.self) === favourite) }
+    }
+    #expect(client.storeCount == 100)
+    #expect(evictedCount.count == 20_001 - 100)
+    #expect(client.store(for: ["favourite"], of: TestQuery.State.self) === favourite)
+    // The survivors are the 99 most recent items.
+    for index in 19_901..<20_000 {
+      #expect(client.store(for: ["item", index], of: TestQuery.State.self) != nil)
+    }
+    #expect(client.store(for: ["item", 19_900], of: TestQuery.State.self) == nil)
+  }
 }

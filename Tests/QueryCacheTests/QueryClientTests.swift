@@ -78,6 +78,33 @@ struct QueryClientTests {
     #expect(client.store(for: ["counter"], of: TestQuery.State.self)?.currentValue == 12)
   }
 
+  @Test("setResult records a value or an error obtained elsewhere, as a fetch would")
+  func externalResults() {
+    let clock = TestClock()
+    var context = testContext(clock: clock)
+    context.queryFetchesOnSubscribe = false
+    let client = QueryClient(defaultContext: context)
+    let store = client.store(for: TestQuery(["fed"]))
+    let states = Recorder<TestQuery.State>()
+    let subscription = store.subscribe { states.append($0) }
+    defer { subscription.cancel() }
+    store.invalidate(refetch: false)
+    store.setResult(.success(3))
+    #expect(store.currentValue == 3)
+    #expect(!store.isStale)
+    #expect(store.valueLastUpdatedAt == clock.now)
+    clock.advance(by: 1)
+    store.setResult(.failure(TestError()))
+    #expect(store.currentValue == 3, "an error keeps the value")
+    #expect(store.error is TestError)
+    #expect(store.errorLastUpdatedAt == clock.now)
+    store.setResult(.success(4))
+    #expect(store.error == nil)
+    #expect(states.values.map(\.currentValue) == [nil, nil, 3, 3, 4])
+    #expect(store.valueUpdateCount == 2)
+    #expect(store.errorUpdateCount == 1)
+  }
+
   @Test("remove(matching:) forgets stores; holders keep working")
   func remove() async throws {
     let client = QueryClient(defaultContext: testContext())

@@ -38,22 +38,27 @@ struct GRDBObservationContender: ObservationContender {
         let db = try DatabaseQueue()
         try db.write { try $0.execute(sql: observationSchema) }
         let expected = Atomic<Int>(0)
+        let notifiedAt = Atomic<UInt64>(0)
         let notified = DispatchSemaphore(value: 0)
         let cancellable = ValueObservation
             .tracking { db in try Int.fetchOne(db, sql: countQuery("items"), arguments: [0]) ?? 0 }
             .removeDuplicates()
             .start(in: db, scheduling: .async(onQueue: DispatchQueue(label: "grdb-latency")), onError: { fatalError("\($0)") }) { value in
-                if value == expected.load(ordering: .acquiring) { notified.signal() }
+                let now = monotonicNanoseconds()
+                if value == expected.load(ordering: .acquiring) {
+                    notifiedAt.store(now, ordering: .releasing)
+                    notified.signal()
+                }
             }
         defer { cancellable.cancel() }
         notified.wait()
         var latencies: [Double] = []
         for index in 1...samples {
             expected.store(index, ordering: .releasing)
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = monotonicNanoseconds()
             try db.write { try $0.execute(sql: "INSERT INTO items(title) VALUES ('x')") }
             notified.wait()
-            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
+            latencies.append(Double(notifiedAt.load(ordering: .acquiring) - start) / 1e3)
         }
         return latencies
     }

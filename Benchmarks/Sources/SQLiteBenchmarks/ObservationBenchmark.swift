@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import SharingSQLite
 import Synchronization
 
@@ -8,8 +9,9 @@ import Synchronization
 //   with one shared key, 2,000 single-row write transactions: time per write, and the time until
 //   every reader holds the final count (checked, or the run fails).
 // - 1,000 readers on a table that is never written: time per write, against no readers.
-// - commit → notification latency in-process (p50, p99), from the start of the write call.
-// - a commit by the sqlite3 shell reaching a reader (p50), from the process launch.
+// - commit → notification latency in-process (p50, p99), from the start of the write call to the
+//   first callback each library makes with the new value.
+// - then the cross-process and cache benchmarks (CrossProcessBenchmark.swift, CacheBenchmark.swift).
 
 protocol ObservationContender {
     var name: String { get }
@@ -42,6 +44,13 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
 }
 
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the machine.
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
 struct SharedReaderContender: ObservationContender {
     let name = "SharingSQLite SharedReader"
 
@@ -67,92 +76,90 @@ struct SharedReaderContender: ObservationContender {
         let db = try DatabaseQueue()
         try db.writeWithoutTransaction { try $0.executeScript(observationSchema) }
         let reader = SharedReader(wrappedValue: -1, .fetchOne(countQuery("items"), arguments: [0], database: db))
-        let watcher = CountWatcher(reader)
-        defer { watcher.stop() }
+        let watcher = try CountWatcher(reader)
         var latencies: [Double] = []
         for index in 1...samples {
             watcher.expect(index)
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = monotonicNanoseconds()
             try db.write { try $0.execute("INSERT INTO items(title) VALUES ('x')") }
-            watcher.wait()
-            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
+            latencies.append(Double(watcher.wait() - start) / 1e3)
         }
         return latencies
     }
-
-    /// Milliseconds from launching `sqlite3 PATH "INSERT …"` to the reader's notification, and
-    /// from launching it to its exit (the floor).
-    func crossProcess(_ samples: Int) throws -> (notified: [Double], processOnly: [Double]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("observation-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("bench.sqlite").path
-        let pool = try DatabasePool(path: path)
-        try pool.writeWithoutTransaction { try $0.executeScript(observationSchema) }
-        let reader = SharedReader(wrappedValue: -1, .fetchOne(countQuery("items"), arguments: [0], database: pool))
-        let watcher = CountWatcher(reader)
-        defer { watcher.stop() }
-        var notifiedTimes: [Double] = []
-        var processTimes: [Double] = []
-        for index in 1...samples {
-            watcher.expect(index)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["sqlite3", path, "INSERT INTO items(title) VALUES ('shell')"]
-            let start = DispatchTime.now().uptimeNanoseconds
-            try process.run()
-            process.waitUntilExit()
-            processTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            watcher.wait()
-            notifiedTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
-        return (notifiedTimes, processTimes)
-    }
 }
 
-/// Signals each time a count reader reaches the value it is told to expect, so the benchmark can
-/// time a write up to its notification.
+/// Notes when a count reader reaches the value it is told to expect, in the Observation
+/// callback itself (on the thread that changed the reader, as GRDB's contender notes it in its
+/// own callback), so the benchmark can time a commit up to its notification.
 final class CountWatcher: Sendable {
+    private let reader: SharedReader<Int?>
     private let expected = Atomic<Int>(0)
+    private let notifiedAt = Atomic<UInt64>(0)
     private let notified = DispatchSemaphore(value: 0)
-    private let task = Mutex<Task<Void, Never>?>(nil)
 
-    /// Starts watching and returns once the reader holds its initial count (0).
-    init(_ reader: SharedReader<Int?>) {
-        let watching = Task { [self] in
-            for await value in reader.values where value == expected.load(ordering: .acquiring) { notified.signal() }
-        }
-        task.withLock { $0 = watching }
-        notified.wait()
+    /// Returns once the reader holds its initial count (0).
+    init(_ reader: SharedReader<Int?>) throws {
+        self.reader = reader
+        try waitUntil("the first value") { reader.wrappedValue == 0 }
     }
 
-    func expect(_ value: Int) { expected.store(value, ordering: .releasing) }
+    /// Arms the watcher for the next change. Call before the write that makes it.
+    func expect(_ value: Int) {
+        expected.store(value, ordering: .releasing)
+        arm()
+    }
 
-    /// Blocks until the reader holds the expected value.
-    func wait() { notified.wait() }
+    /// Blocks until the reader held the expected value, and returns when that was noticed.
+    func wait() -> UInt64 {
+        notified.wait()
+        return notifiedAt.load(ordering: .acquiring)
+    }
 
-    /// Ends the watching task, which holds the watcher.
-    func stop() { task.withLock { $0?.cancel() } }
+    private func arm() {
+        withObservationTracking { _ = reader.wrappedValue } onChange: { [self] in
+            let now = monotonicNanoseconds()
+            if reader.wrappedValue == expected.load(ordering: .acquiring) {
+                notifiedAt.store(now, ordering: .releasing)
+                notified.signal()
+            } else {
+                arm()
+            }
+        }
+    }
 }
 
-func runObservationBenchmarks() throws {
+func runObservationBenchmarks(rounds: Int) throws {
     let writes = 2_000
     let contenders: [any ObservationContender] = [SharedReaderContender(), GRDBObservationContender()]
-    print("writes: \(writes) single-row transactions, in-memory DatabaseQueue; µs per write, ms until every reader holds the final value")
+    let workloads = [
+        (label: "no readers", readers: 0, shared: false, table: "items"),
+        (label: "100 readers of the written table", readers: 100, shared: false, table: "items"),
+        (label: "100 readers, one shared key", readers: 100, shared: true, table: "items"),
+        (label: "1,000 readers of an unwritten table", readers: 1_000, shared: false, table: "quiet"),
+    ]
+    // Rounds interleave the workloads, so that a noisy moment of the machine spreads over all.
+    var results: [String: [String: [(perWrite: Double, settled: Double)]]] = [:]
+    for round in 1...rounds {
+        for contender in contenders {
+            for workload in workloads where !(workload.shared && contender is GRDBObservationContender) {
+                FileHandle.standardError.write(Data("round \(round)/\(rounds), \(contender.name): \(workload.label)\n".utf8))
+                let result = try contender.writes(writes, readers: workload.readers, sharedKey: workload.shared, table: workload.table)
+                results[contender.name, default: [:]][workload.label, default: []].append(result)
+            }
+        }
+    }
+    print("writes: \(writes) single-row transactions, in-memory DatabaseQueue, median of \(rounds) rounds;")
+    print("µs per write, ms until every reader holds the final value, and the time per write against no readers")
     print("")
-    print("| workload | contender | µs per write | settled ms |")
-    print("|---|---|---:|---:|")
+    print("| workload | contender | µs per write | settled ms | × no readers |")
+    print("|---|---|---:|---:|---:|")
     for contender in contenders {
-        for (label, readers, shared, table) in [
-            ("no readers", 0, false, "items"),
-            ("100 readers of the written table", 100, false, "items"),
-            ("100 readers, one shared key", 100, true, "items"),
-            ("1,000 readers of an unwritten table", 1_000, false, "quiet"),
-        ] {
-            if shared && contender is GRDBObservationContender { continue }
-            FileHandle.standardError.write(Data("\(contender.name): \(label)\n".utf8))
-            let result = try contender.writes(writes, readers: readers, sharedKey: shared, table: table)
-            print("| \(label) | \(contender.name) | \(String(format: "%.1f", result.perWrite)) | \(String(format: "%.1f", result.settled)) |")
+        guard let byWorkload = results[contender.name], let baseline = byWorkload["no readers"].map({ median($0.map(\.perWrite)) }) else { continue }
+        for workload in workloads {
+            guard let samples = byWorkload[workload.label] else { continue }
+            let perWrite = median(samples.map(\.perWrite))
+            let settled = median(samples.map(\.settled))
+            print("| \(workload.label) | \(contender.name) | \(String(format: "%.1f", perWrite)) | \(String(format: "%.1f", settled)) | \(String(format: "%.2f", perWrite / baseline)) |")
         }
     }
     print("")
@@ -162,12 +169,8 @@ func runObservationBenchmarks() throws {
         let samples = try contender.latencies(500)
         print("| in-process | \(contender.name) | \(String(format: "%.0f", percentile(samples, 0.5))) | \(String(format: "%.0f", percentile(samples, 0.99))) |")
     }
-    if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
-        let (notified, processOnly) = try SharedReaderContender().crossProcess(20)
-        print("")
-        print("| another process (sqlite3 shell, 20 commits) | p50 ms |")
-        print("|---|---:|")
-        print("| launch → reader notified | \(String(format: "%.1f", percentile(notified, 0.5))) |")
-        print("| launch → shell exited (floor) | \(String(format: "%.1f", percentile(processOnly, 0.5))) |")
-    }
+    print("")
+    try runCrossProcessBenchmark(commits: 50)
+    print("")
+    try runCacheBenchmarks()
 }

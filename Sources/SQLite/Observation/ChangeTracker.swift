@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Recording is on the path of every write, so it allocates nothing once a table has been
 /// seen: a row is matched to its table by comparing the name's bytes with the previous row's,
-/// and the per-table storage (name and rowid set) is cleared in place after each commit.
+/// and the per-table storage (name and rowid list) is cleared in place after each commit.
 @usableFromInline
 final class ChangeTracker {
     /// The open transaction's changes, in storage shared with every commit before it.
@@ -26,8 +26,11 @@ final class ChangeTracker {
     /// Set by the commit hook, cleared once the commit has been delivered or has failed.
     @exclusivity(unchecked) private var isCommitting = false
     /// For each open savepoint, the changes made before it: its rollback restores them.
-    private var savepoints: [[(index: Int, rowids: Set<Int64>)]] = []
-    private var observers: [(id: Int, body: (DatabaseChanges) -> Void)] = []
+    private var savepoints: [[(index: Int, rowids: [Int64])]] = []
+    @exclusivity(unchecked) private var observers: [(id: Int, body: (DatabaseChanges) -> Void, tables: ObservedTables?)] = []
+    /// Per table of `pending.storage`: whether an observer selects it, as of an
+    /// `ObservedTables.version`.
+    @exclusivity(unchecked) private var interest: [(version: UInt64, isObserved: Bool)] = []
     private var nextObserverID = 0
 
     /// True once the hooks are installed. Statements check it before calling in, so a
@@ -62,12 +65,20 @@ final class ChangeTracker {
 
     func addObserver(_ body: @escaping (DatabaseChanges) -> Void) -> Int {
         nextObserverID += 1
-        observers.append((nextObserverID, body))
+        observers.append((nextObserverID, body, nil))
+        ObservedTables.version.add(1, ordering: .releasing)
         return nextObserverID
+    }
+
+    func select(_ tables: ObservedTables, for id: Int) {
+        guard let index = observers.firstIndex(where: { $0.id == id }) else { return }
+        observers[index].tables = tables
+        ObservedTables.version.add(1, ordering: .releasing)
     }
 
     func removeObserver(_ id: Int) {
         observers.removeAll { $0.id == id }
+        ObservedTables.version.add(1, ordering: .releasing)
     }
 
     // MARK: Hooks
@@ -80,7 +91,7 @@ final class ChangeTracker {
             index = tableIndex(spelledAs: table)
         }
         markChanged(index)
-        pending.storage[index].rowids.insert(rowid)
+        pending.storage[index].rowids.append(rowid)
     }
 
     /// Tables a statement writes, for changes the update hook does not report (a table
@@ -127,8 +138,25 @@ final class ChangeTracker {
         isCommitting = false
         if sqlite3_get_autocommit(connection) == 0 { return }
         savepoints.removeAll()
-        for observer in observers { observer.body(pending) }
+        if isObserved() {
+            for observer in observers { observer.body(pending) }
+        }
         clearPending()
+    }
+
+    /// True when an observer selects one of the changed tables. Rows are recorded whatever the
+    /// selection, and it is read only now, at commit, so that a selection updated while the
+    /// transaction ran still applies to it.
+    private func isObserved() -> Bool {
+        let version = ObservedTables.version.load(ordering: .acquiring)
+        for index in changedIndexes {
+            if interest[index].version != version {
+                let name = pending.storage[index].name
+                interest[index] = (version, observers.contains { $0.tables?.contains(name) ?? true })
+            }
+            if interest[index].isObserved { return true }
+        }
+        return false
     }
 
     // MARK: Tables
@@ -169,6 +197,7 @@ final class ChangeTracker {
     private func tableIndex(named name: String) -> Int {
         if let index = pending.storage.firstIndex(where: { $0.name == name }) { return index }
         pending.storage.append(DatabaseChanges.Table(name: name, rowids: [], isChanged: false))
+        interest.append((0, false))
         return pending.storage.count - 1
     }
 }

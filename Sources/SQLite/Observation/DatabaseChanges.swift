@@ -12,7 +12,8 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
     struct Table: Sendable {
         /// Lowercased.
         var name: String
-        var rowids: Set<Int64>
+        /// In the order reported, with repeats: appending is cheaper than hashing for every row.
+        var rowids: [Int64]
         var isChanged: Bool
     }
 
@@ -23,7 +24,7 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
 
     /// Changes to `tables`: table name → rowids.
     public init(tables: [String: Set<Int64>] = [:]) {
-        storage = tables.map { Table(name: $0.key.lowercased(), rowids: $0.value, isChanged: true) }
+        storage = tables.map { Table(name: $0.key.lowercased(), rowids: Array($0.value), isChanged: true) }
     }
 
     /// Table name (lowercased) → rowids inserted, updated or deleted. A table of a `WITHOUT ROWID`
@@ -31,15 +32,33 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
     public var tables: [String: Set<Int64>] {
         get {
             var tables: [String: Set<Int64>] = [:]
-            for table in storage where table.isChanged { tables[table.name] = table.rowids }
+            for table in storage where table.isChanged { tables[table.name] = Set(table.rowids) }
             return tables
         }
         set { storage = DatabaseChanges(tables: newValue).storage }
     }
 
     /// The names (lowercased) of the changed tables. Unlike ``tables``, reading them builds nothing.
-    public var changedTables: some Sequence<String> {
-        storage.lazy.filter { $0.isChanged }.map { $0.name }
+    public var changedTables: ChangedTables { ChangedTables(storage: storage) }
+
+    /// The names of the changed tables.
+    public struct ChangedTables: Sequence {
+        let storage: [Table]
+
+        public func makeIterator() -> Iterator { Iterator(storage: storage) }
+
+        public struct Iterator: IteratorProtocol {
+            let storage: [Table]
+            var index = 0
+
+            public mutating func next() -> String? {
+                while index < storage.count {
+                    defer { index += 1 }
+                    if storage[index].isChanged { return storage[index].name }
+                }
+                return nil
+            }
+        }
     }
 
     /// True when `table` (lowercased) changed.

@@ -72,6 +72,58 @@ struct ChangeTrackingTests {
         #expect(log.commits == [DatabaseChanges(tables: ["items": [1]])])
     }
 
+    @Test("rolling back an inner savepoint restores the rows the outer ones had changed")
+    func nestedSavepoints() throws {
+        struct Boom: Error {}
+        let (db, log) = try observedDatabase()
+        try db.transaction { db in
+            try db.execute("INSERT INTO items(title) VALUES ('outer')")
+            try db.savepoint { db in
+                try db.execute("INSERT INTO lists(name) VALUES ('middle')")
+                do {
+                    try db.savepoint { db in
+                        try db.execute("INSERT INTO items(title) VALUES ('inner')")
+                        try db.execute("INSERT INTO tags(name) VALUES ('inner')")
+                        throw Boom()
+                    }
+                } catch is Boom {}
+            }
+        }
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1], "lists": [1]])])
+    }
+
+    @Test("a change set an observer keeps stays as delivered while later commits reuse the storage")
+    func keptChangesStay() throws {
+        let (db, log) = try observedDatabase()
+        try db.execute("INSERT INTO items(title) VALUES ('a')")
+        try db.execute("INSERT INTO lists(name) VALUES ('b')")
+        try db.execute("UPDATE items SET title = 'c' WHERE id = 1")
+        try db.execute("INSERT INTO items(title) VALUES ('d')")
+        #expect(log.commits == [
+            DatabaseChanges(tables: ["items": [1]]), DatabaseChanges(tables: ["lists": [1]]),
+            DatabaseChanges(tables: ["items": [1]]), DatabaseChanges(tables: ["items": [2]]),
+        ])
+        #expect(Array(log.commits[0].changedTables) == ["items"])
+        #expect(log.commits[1].contains(table: "lists"))
+        #expect(!log.commits[1].contains(table: "items"))
+        #expect(!log.commits[1].isEmpty)
+    }
+
+    @Test("a table declared in mixed case is reported lowercased, however statements spell it")
+    func mixedCaseTable() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE MixedCase(id INTEGER PRIMARY KEY, x)")
+        let log = ChangeLog()
+        db.addChangeObserver { log.commits.append($0) }
+        try db.execute("INSERT INTO mixedcase(x) VALUES (1)")
+        try db.transaction { db in
+            try db.execute("INSERT INTO MIXEDCASE(x) VALUES (2)")
+            try db.execute("UPDATE MixedCase SET x = 3")
+        }
+        #expect(log.commits == [DatabaseChanges(tables: ["mixedcase": [1]]), DatabaseChanges(tables: ["mixedcase": [1, 2]])])
+        #expect(log.commits.allSatisfy { Array($0.changedTables) == ["mixedcase"] })
+    }
+
     @Test("DELETE without WHERE reports every row (no truncate optimization)")
     func deleteAll() throws {
         let (db, log) = try observedDatabase()

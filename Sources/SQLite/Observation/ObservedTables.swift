@@ -1,0 +1,57 @@
+import Synchronization
+
+/// The tables a change observer wants to hear about: a connection does not deliver the commits
+/// that touch none of them, and checking costs it almost nothing. The selection can change at
+/// any time, from any thread.
+///
+/// ```swift
+/// let tables = ObservedTables(["items"])
+/// db.addChangeObserver(observing: tables) { changes in reload() }   // only commits touching items
+/// tables.update(["items", "lists"])
+/// ```
+public final class ObservedTables: Sendable {
+    private struct Selection {
+        var tables: Set<String>
+        var all: Bool
+    }
+
+    private let selection: Mutex<Selection>
+
+    /// Moves on every update of any selection, so that a connection can keep its answer per
+    /// table and check that it still holds with one atomic load.
+    static let version = Atomic<UInt64>(1)
+
+    /// Selects `tables` (any case), or every table with `all`.
+    public init(_ tables: some Sequence<String> = [String](), all: Bool = false) {
+        selection = Mutex(Selection(tables: Set(tables.map { $0.lowercased() }), all: all))
+    }
+
+    /// Replaces the selection.
+    public func update(_ tables: some Sequence<String>, all: Bool = false) {
+        let tables = Set(tables.map { $0.lowercased() })
+        selection.withLock { $0 = Selection(tables: tables, all: all) }
+        Self.version.add(1, ordering: .releasing)
+    }
+
+    /// True when `table` (lowercased) is selected.
+    public func contains(_ table: String) -> Bool {
+        selection.withLock { $0.all || $0.tables.contains(table) }
+    }
+}
+
+extension Database {
+    /// Like ``addChangeObserver(_:)``, for commits that change at least one of `tables`.
+    ///
+    /// ```swift
+    /// let tables = ObservedTables(["items"])
+    /// db.addChangeObserver(observing: tables) { changes in print(changes) }
+    /// ```
+    @discardableResult
+    public func addChangeObserver(
+        observing tables: ObservedTables, _ observer: @escaping (DatabaseChanges) -> Void
+    ) -> ChangeObserverToken {
+        let token = addChangeObserver(observer)
+        tracker.select(tables, for: token.id)
+        return token
+    }
+}
