@@ -21,7 +21,7 @@ struct Options {
                 guard let name = rest.popFirst() else { throw BenchmarkError("--contender takes a name") }
                 contenders.insert(name)
             case "-h", "--help":
-                print("usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]...")
+                print("usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --cache")
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
             }
@@ -47,7 +47,13 @@ func median(_ values: [Double]) -> Double {
 }
 
 do {
-    if CommandLine.arguments.contains("--observation") { try runObservationBenchmarks(); exit(0) }
+    let arguments = CommandLine.arguments
+    if let flag = arguments.firstIndex(of: "--observation-writer"), flag + 1 < arguments.count {
+        try runObservationWriter(path: arguments[flag + 1])
+        exit(0)
+    }
+    if arguments.contains("--observation") { try runObservationBenchmarks(rounds: 5); exit(0) }
+    if arguments.contains("--cache") { try runCacheBenchmarks(); exit(0) }
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     var contenders: [any Contender] = [
         RawContender(),
