@@ -18,21 +18,16 @@ public final class QueryClient: Sendable {
   fileprivate struct Entry {
     let store: any EvictableQueryStore
     var lastAccessedAt: Date
-    /// Orders lookups for least-recently-used eviction even when the clock stands still.
-    var accessTick: UInt64
+    /// The store's node in `Storage.recency`.
+    var recencyNode: Int
   }
 
   fileprivate struct Storage {
     var entries: [QueryPath: Entry] = [:]
     var defaultContext: QueryContext
     var evictionPolicy: QueryEvictionPolicy
-    var tick: UInt64 = 0
-    /// Every lookup as (tick, path), oldest first from `recencyStart`: the least recently used
-    /// store is the first whose entry still has that tick. Stale records are skipped, and the
-    /// list is rebuilt when they outnumber the stores, so finding the store to evict is
-    /// amortized constant time whatever the number of stores.
-    var recency: [(tick: UInt64, path: QueryPath)] = []
-    var recencyStart = 0
+    /// Orders lookups for least-recently-used eviction, even when the clock stands still.
+    var recency = RecencyList()
     /// No store can expire before this date, so lookups skip the scan until then.
     var nextEvictionCheck = Date.distantPast
     var evictionHandler: (@Sendable ([any OpaqueQueryStore]) -> Void)?
@@ -99,7 +94,7 @@ public final class QueryClient: Sendable {
       if let existing = access(path, of: Query.State.self, now: now, in: &storage) {
         return (existing, Evicted())
       }
-      storage.entries[path] = Entry(store: created, lastAccessedAt: now, accessTick: storage.touch(path))
+      storage.entries[path] = Entry(store: created, lastAccessedAt: now, recencyNode: storage.recency.insert(path))
       return (created, evictIfDue(now: now, keeping: path, in: &storage))
     }
     evicted.report()
@@ -201,7 +196,7 @@ public final class QueryClient: Sendable {
   public func remove(matching path: QueryPath) {
     storage.withLock { storage in
       for key in storage.entries.keys.filter({ path.isPrefix(of: $0) }) {
-        storage.entries.removeValue(forKey: key)
+        if let removed = storage.entries.removeValue(forKey: key) { storage.recency.remove(removed.recencyNode) }
       }
     }
   }
@@ -210,8 +205,7 @@ public final class QueryClient: Sendable {
   public func removeAll() {
     storage.withLock { storage in
       storage.entries.removeAll()
-      storage.recency.removeAll()
-      storage.recencyStart = 0
+      storage.recency = RecencyList()
     }
   }
 
@@ -243,9 +237,8 @@ public final class QueryClient: Sendable {
         "The store at \(path) holds \(type(of: entry.store)), not QueryStore<\(State.self)>."
       )
     }
-    let tick = storage.touch(path)
+    storage.recency.touch(entry.recencyNode)
     storage.entries.values[index].lastAccessedAt = now
-    storage.entries.values[index].accessTick = tick
     return store
   }
 
@@ -295,7 +288,10 @@ public final class QueryClient: Sendable {
       }
     }
     for key in expired {
-      if let removed = storage.entries.removeValue(forKey: key) { evicted.append(removed.store) }
+      if let removed = storage.entries.removeValue(forKey: key) {
+        storage.recency.remove(removed.recencyNode)
+        evicted.append(removed.store)
+      }
     }
     storage.nextEvictionCheck = max(nextCheck, now.addingTimeInterval(timeout / 16))
   }
@@ -306,22 +302,21 @@ public final class QueryClient: Sendable {
     keeping path: QueryPath?, in storage: inout Storage, into evicted: inout Evicted
   ) {
     guard let maxCount = storage.evictionPolicy.maxStoreCount else { return }
-    var inUse: [QueryPath] = []
-    while storage.entries.count > maxCount, storage.recencyStart < storage.recency.count {
-      let (tick, key) = storage.recency[storage.recencyStart]
-      storage.recencyStart += 1
-      guard let entry = storage.entries[key], entry.accessTick == tick else { continue }
-      if key == path || entry.store.evictionStatus.isInUse {
-        inUse.append(key)
+    var node = storage.recency.oldest
+    var visited = 0
+    let count = storage.entries.count
+    while storage.entries.count > maxCount, node >= 0, visited < count {
+      let next = storage.recency.nodes[node].newer
+      let key = storage.recency.nodes[node].path
+      visited += 1
+      if key == path || storage.entries[key]?.store.evictionStatus.isInUse != false {
+        storage.recency.touch(node)
       } else if let removed = storage.entries.removeValue(forKey: key) {
+        storage.recency.remove(node)
         evicted.append(removed.store)
       }
+      node = next
     }
-    for key in inUse {
-      let tick = storage.touch(key)
-      storage.entries[key]?.accessTick = tick
-    }
-    storage.compactRecency()
   }
 }
 
@@ -331,22 +326,58 @@ extension QueryClient.Evicted {
   }
 }
 
-extension QueryClient.Storage {
-  /// Records a lookup of `path` and returns its tick.
-  mutating func touch(_ path: QueryPath) -> UInt64 {
-    // Before appending: the entry of a store being created does not exist yet.
-    if recency.count - recencyStart > 2 * entries.count + 64 { compactRecency(force: true) }
-    tick += 1
-    recency.append((tick, path))
-    return tick
+/// The paths of a client's stores from least to most recently used: a doubly linked list kept in
+/// an array, so that a lookup moves its store to the end, and eviction finds the least recently
+/// used store, in constant time whatever the number of stores.
+struct RecencyList {
+  struct Node {
+    var path: QueryPath
+    var older = -1
+    var newer = -1
   }
 
-  /// Drops the consumed and stale records once they are the larger part of the list.
-  mutating func compactRecency(force: Bool = false) {
-    guard force || recencyStart > 1024 && recencyStart * 2 > recency.count else { return }
-    var live = recency[recencyStart...].filter { entries[$0.path]?.accessTick == $0.tick }
-    live.reserveCapacity(max(live.count, 2 * entries.count + 64))
-    recency = live
-    recencyStart = 0
+  private(set) var nodes: [Node] = []
+  private var freeNodes: [Int] = []
+  private(set) var oldest = -1
+  private var newest = -1
+
+  /// Adds `path` as the most recently used, and returns its node.
+  mutating func insert(_ path: QueryPath) -> Int {
+    let node: Int
+    if let free = freeNodes.popLast() {
+      nodes[free] = Node(path: path)
+      node = free
+    } else {
+      nodes.append(Node(path: path))
+      node = nodes.count - 1
+    }
+    link(node)
+    return node
+  }
+
+  /// Makes `node` the most recently used.
+  mutating func touch(_ node: Int) {
+    guard node != newest else { return }
+    unlink(node)
+    link(node)
+  }
+
+  mutating func remove(_ node: Int) {
+    unlink(node)
+    nodes[node].path = QueryPath(elements: [])
+    freeNodes.append(node)
+  }
+
+  private mutating func link(_ node: Int) {
+    nodes[node].older = newest
+    nodes[node].newer = -1
+    if newest >= 0 { nodes[newest].newer = node } else { oldest = node }
+    newest = node
+  }
+
+  private mutating func unlink(_ node: Int) {
+    let (older, newer) = (nodes[node].older, nodes[node].newer)
+    if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
+    if newer >= 0 { nodes[newer].older = older } else { newest = older }
   }
 }

@@ -25,6 +25,16 @@ public struct QueryPath: Hashable, Sendable {
       }
     }
 
+    /// Wraps a hashable, sendable value of a type known here, which spares the dynamic casts
+    /// of wrapping an existential.
+    public init<Value: Hashable & Sendable>(_ value: Value) {
+      if Value.self == Element.self {
+        self = value as! Element
+      } else {
+        self.box = Box(value: AnyHashable(value))
+      }
+    }
+
     /// The wrapped value.
     public var base: any Hashable { box.value.base as! any Hashable }
 
@@ -32,16 +42,37 @@ public struct QueryPath: Hashable, Sendable {
   }
 
   /// The components of the path, outermost first.
-  public var elements: [Element]
+  public var elements: [Element] {
+    didSet { hash = Self.hash(of: elements) }
+  }
+
+  /// The elements' hash, computed once: a path is hashed on every lookup of its store, and
+  /// hashing its elements goes through `AnyHashable`.
+  private var hash: Int
 
   /// Creates a path from its components.
   public init(_ elements: [any Hashable & Sendable]) {
-    self.elements = elements.map(Element.init)
+    self.init(elements: elements.map(Element.init))
   }
 
   /// Creates a path from already-wrapped components.
   public init(elements: [Element]) {
     self.elements = elements
+    self.hash = Self.hash(of: elements)
+  }
+
+  private static func hash(of elements: [Element]) -> Int {
+    var hasher = Hasher()
+    hasher.combine(elements)
+    return hasher.finalize()
+  }
+
+  public static func == (lhs: QueryPath, rhs: QueryPath) -> Bool {
+    lhs.hash == rhs.hash && lhs.elements == rhs.elements
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(hash)
   }
 
   /// Whether this path is equal to, or a leading part of, `other`. The empty path is a prefix of

@@ -71,6 +71,9 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
   private let fetcher: Fetcher
   private let storage: Mutex<Storage>
   private let registrar = ObservationRegistrar()
+  /// The key path Observation knows the state by. A generic class's key paths are built at run
+  /// time on every use, at a cost greater than the rest of a read, so each store builds it once.
+  private let statePath: KeyPath<QueryStore, State> & Sendable = \.state
 
   init<Query: QueryRequest>(
     query: Query,
@@ -124,7 +127,7 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
 
   /// The whole state. Reading it registers an observation dependency.
   public var state: State {
-    registrar.access(self, keyPath: \.state)
+    registrar.access(self, keyPath: statePath)
     return storage.withLock { $0.state }
   }
 
@@ -148,7 +151,7 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
   ///
   /// Only invalidation notifies observers; the passing of time does not.
   public var isStale: Bool {
-    registrar.access(self, keyPath: \.state)
+    registrar.access(self, keyPath: statePath)
     return storage.withLock { storage in
       if storage.isInvalidated { return true }
       guard let updatedAt = storage.state.valueLastUpdatedAt else { return true }
@@ -485,7 +488,7 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
   // Observers are told after the change, outside the lock, so their callbacks can read the
   // store; subscribers were enqueued under the lock, which keeps their deliveries in order.
   private func notifyObservers(then subscribers: [StateSubscriber<State>]) {
-    registrar.withMutation(of: self, keyPath: \.state) {}
+    registrar.withMutation(of: self, keyPath: statePath) {}
     for subscriber in subscribers { subscriber.drain() }
   }
 }

@@ -104,7 +104,7 @@ extension SharedReaderKey {
     public static func fetch<Request: FetchKeyRequest>(
         _ request: Request, database: (any DatabaseWriter)? = nil
     ) -> Self where Value == Request.Value {
-        SharedReaderKey(id: ["fetch", ObjectIdentifier(Request.self), request], database: database) { db in
+        SharedReaderKey(id: QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))]), database: database) { db in
             (try request.fetch(db), .everything)
         }
     }
@@ -113,10 +113,42 @@ extension SharedReaderKey {
         _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [SQLiteValue],
         _ database: (any DatabaseWriter)?, _ fetch: @escaping @Sendable (Database) throws -> Value
     ) -> Self {
-        SharedReaderKey(id: [kind, ObjectIdentifier(type), sql, arguments], database: database) { db in
+        let identity = SQLKeyIdentity(kind: kind, type: type, sql: sql, arguments: arguments)
+        return SharedReaderKey(id: QueryPath(elements: [QueryPath.Element(identity)]), database: database) { db in
             let value = try fetch(db)
             // The statement is in the connection's cache after the fetch, so this costs a lookup.
             return (value, .region(try db.cachedStatement(sql).readRegion))
         }
     }
+}
+
+/// What makes two SQL keys equal: the same kind of fetch, row type, SQL and arguments. One value
+/// rather than a path of four, so that a key is cheap to build, hash and compare.
+private struct SQLKeyIdentity: Hashable, Sendable, CustomStringConvertible {
+    let kind: String
+    let type: Any.Type
+    let sql: String
+    let arguments: [SQLiteValue]
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.type == rhs.type && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments && lhs.kind == rhs.kind
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(type))
+        hasher.combine(sql)
+        hasher.combine(arguments)
+        hasher.combine(kind)
+    }
+
+    var description: String {
+        "\(kind) \(type): \(sql)" + (arguments.isEmpty ? "" : " \(arguments)")
+    }
+}
+
+/// What makes two `.fetch` keys equal: equal requests, of the same type.
+private struct FetchKeyIdentity<Request: FetchKeyRequest>: Hashable, Sendable, CustomStringConvertible {
+    let request: Request
+
+    var description: String { "fetch \(request)" }
 }

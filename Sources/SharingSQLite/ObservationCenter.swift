@@ -37,7 +37,6 @@ final class ObservationCenter: Sendable {
 
     /// One cached query.
     private struct Record {
-        let path: QueryPath
         let store: any OpaqueQueryStore
         /// Runs the query on a read connection.
         let run: @Sendable (Database) -> Fetched
@@ -63,7 +62,8 @@ final class ObservationCenter: Sendable {
 
     private struct State {
         var records: [Int: Record] = [:]
-        var idsByPath: [QueryPath: Int] = [:]
+        /// Store → its record, so that finding a record costs no hashing of its query's path.
+        var idsByStore: [ObjectIdentifier: Int] = [:]
         var nextID = 0
         /// Table (lowercased) → the records whose region reads it.
         var readersOfTable: [String: Set<Int>] = [:]
@@ -83,14 +83,14 @@ final class ObservationCenter: Sendable {
         mutating func add(_ record: Record) -> Int {
             nextID += 1
             records[nextID] = record
-            idsByPath[record.path] = nextID
+            idsByStore[ObjectIdentifier(record.store)] = nextID
             readersOfEverything.insert(nextID)
             return nextID
         }
 
         mutating func remove(_ id: Int) {
             guard let record = records.removeValue(forKey: id) else { return }
-            if idsByPath[record.path] == id { idsByPath.removeValue(forKey: record.path) }
+            idsByStore.removeValue(forKey: ObjectIdentifier(record.store))
             unindex(id, record.region)
         }
 
@@ -251,17 +251,11 @@ final class ObservationCenter: Sendable {
             ?? client.store(for: DatabaseFetchQuery(key: key, writer: writer))
         let (id, startMonitor) = state.withLock { state -> (Int, Bool) in
             let id: Int
-            if let existing = state.idsByPath[key.id], state.records[existing]?.store === store {
+            if let existing = state.idsByStore[ObjectIdentifier(store)] {
                 id = existing
             } else {
-                if let previous = state.idsByPath[key.id], let record = state.records[previous] {
-                    // Its store was evicted, and the client made a new one.
-                    if record.readerCount == 0 && record.waiters.isEmpty {
-                        state.remove(previous)
-                    } else {
-                        state.records[previous]!.isEvicted = true
-                    }
-                }
+                // A new query, or one whose store was evicted (the record of the old store goes
+                // with its eviction).
                 id = state.add(Self.record(for: key, store: store))
                 state.select(in: observedTables)
             }
@@ -280,7 +274,7 @@ final class ObservationCenter: Sendable {
             Fetched(apply: { store.setResult(.failure(error)) }, outcome: .failure(error), region: .everything)
         }
         return Record(
-            path: key.id, store: store,
+            store: store,
             run: { db in
                 do {
                     let (value, region) = try key.fetch(db)
@@ -346,7 +340,7 @@ final class ObservationCenter: Sendable {
     private func didEvict(_ stores: [any OpaqueQueryStore]) {
         state.withLock { state in
             for store in stores {
-                guard let id = state.idsByPath[store.path], let record = state.records[id], record.store === store else { continue }
+                guard let id = state.idsByStore[ObjectIdentifier(store)], let record = state.records[id] else { continue }
                 if record.readerCount == 0 && record.waiters.isEmpty && !record.isInFlight {
                     state.remove(id)
                 } else {
@@ -359,7 +353,8 @@ final class ObservationCenter: Sendable {
 
     /// How many rounds fetched `key`'s query; for tests.
     func fetchCount<Value>(for key: SharedReaderKey<Value>) -> Int {
-        state.withLock { state in state.idsByPath[key.id].flatMap { state.records[$0]?.fetchCount } ?? 0 }
+        guard let store = client.opaqueStore(for: key.id) else { return 0 }
+        return state.withLock { state in state.idsByStore[ObjectIdentifier(store)].flatMap { state.records[$0]?.fetchCount } ?? 0 }
     }
 
     /// How many queries the center keeps; for tests. It follows the client's store count.

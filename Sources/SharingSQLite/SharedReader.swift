@@ -48,6 +48,13 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     private let state: Mutex<State>
     private let registrar = ObservationRegistrar()
+    /// The key paths Observation knows the properties by. A generic class's key paths are built
+    /// at run time on every use, at a cost greater than the rest of a read, so each reader
+    /// builds them once.
+    private let wrappedValuePath: KeyPath<SharedReader, Value> & Sendable = \.wrappedValue
+    private let isLoadingPath: KeyPath<SharedReader, Bool> & Sendable = \.isLoading
+    private let loadErrorPath: KeyPath<SharedReader, (any Error)?> & Sendable = \.loadError
+    private let areEqual = equality(of: Value.self)
 
     // MARK: Creating readers
 
@@ -100,7 +107,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     /// The current value.
     public var wrappedValue: Value {
-        registrar.access(self, keyPath: \.wrappedValue)
+        registrar.access(self, keyPath: wrappedValuePath)
         return state.withLock { $0.value }
     }
 
@@ -110,14 +117,14 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// True while ``load(_:)`` or ``load()`` waits for a fetch. Refetches after commits run in
     /// the background without setting it.
     public var isLoading: Bool {
-        registrar.access(self, keyPath: \.isLoading)
+        registrar.access(self, keyPath: isLoadingPath)
         return state.withLock { $0.isLoading }
     }
 
     /// The error of the last fetch, or `nil` after a success. The previous value stays while
     /// there is an error, and the reader keeps observing, so a commit that fixes things clears it.
     public var loadError: (any Error)? {
-        registrar.access(self, keyPath: \.loadError)
+        registrar.access(self, keyPath: loadErrorPath)
         return state.withLock { $0.loadError }
     }
 
@@ -262,7 +269,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
             guard state.generation == generation else { return false }
             if queryState.valueUpdateCount > state.valueSequence, let value = queryState.currentValue {
                 state.valueSequence = queryState.valueUpdateCount
-                if !valuesAreEqual(state.value, value) {
+                if !(areEqual?(state.value, value) ?? false) {
                     state.value = value
                     state.valueChangeCount += 1
                     changes.value = true
@@ -289,9 +296,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
     }
 
     private func notify(_ changes: Changes) {
-        if changes.value { registrar.withMutation(of: self, keyPath: \.wrappedValue) {} }
-        if changes.isLoading { registrar.withMutation(of: self, keyPath: \.isLoading) {} }
-        if changes.loadError { registrar.withMutation(of: self, keyPath: \.loadError) {} }
+        if changes.value { registrar.withMutation(of: self, keyPath: wrappedValuePath) {} }
+        if changes.isLoading { registrar.withMutation(of: self, keyPath: isLoadingPath) {} }
+        if changes.loadError { registrar.withMutation(of: self, keyPath: loadErrorPath) {} }
     }
 }
 

@@ -1,14 +1,15 @@
-/// Compares two values with `==` when their type is `Equatable`, so that readers of any value
-/// type skip notifications for refetches that found the same rows. Values of other types always
-/// count as changed.
-func valuesAreEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
-    guard let lhs = lhs as? any Equatable else { return false }
-    return lhs.isEqual(to: rhs)
+/// `==` for values of type `Value` when it is `Equatable`, so that readers of any value type skip
+/// notifications for refetches that found the same rows; `nil` for other types, whose values
+/// always count as changed.
+///
+/// The conformance is looked up once, when a reader is made: a dynamic cast to `any Equatable`
+/// on every comparison would cost more than comparing most values.
+func equality<Value: Sendable>(of type: Value.Type) -> (@Sendable (Value, Value) -> Bool)? {
+    guard let equatable = type as? any (Equatable & Sendable).Type else { return nil }
+    return equality(of: equatable, as: type)
 }
 
-extension Equatable {
-    fileprivate func isEqual(to other: Any) -> Bool {
-        guard let other = other as? Self else { return false }
-        return self == other
-    }
+/// Opens the `Equatable` type, which is `Value` itself.
+private func equality<E: Equatable & Sendable, Value: Sendable>(of equatable: E.Type, as type: Value.Type) -> @Sendable (Value, Value) -> Bool {
+    { lhs, rhs in (lhs as! E) == (rhs as! E) }
 }
