@@ -1,7 +1,8 @@
 import QueryCache
 
 // The keys a `SharedReader` reads: SQL text with bound arguments, or a `FetchKeyRequest`.
-// SQL keys know their read region exactly (from their statement's authorizer record).
+// Each fetch reports what it read: a SQL key the region its statement recorded when prepared,
+// a request the union of the regions of the statements it ran.
 
 extension SharedReaderKey {
     /// Every row of `sql`, decoded with `FetchableRow`.
@@ -99,13 +100,14 @@ extension SharedReaderKey {
     /// try await $items.load(.fetch(Items(filterDate: date, order: .reverse), database: db))
     /// ```
     ///
-    /// Its statements are not reported back, so it refetches after every commit to the
-    /// database; readers are still notified only when the value changes.
+    /// The tables its statements read are recorded while it runs, so only commits to those
+    /// tables refetch it.
     public static func fetch<Request: FetchKeyRequest>(
         _ request: Request, database: (any DatabaseWriter)? = nil
     ) -> Self where Value == Request.Value {
         SharedReaderKey(id: QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))]), database: database) { db in
-            (try request.fetch(db), .everything)
+            let (value, region) = try db.recordingReadRegion { db in try request.fetch(db) }
+            return (value, .region(region))
         }
     }
 

@@ -2,14 +2,6 @@
 /// the whole database.
 enum ObservedRegion: Sendable, Hashable {
     case region(DatabaseRegion)
-    /// Any commit may change the value: used before the first fetch, after a failed one, and
-    /// for `FetchKeyRequest`s, whose statements the connection does not report.
+    /// Any commit may change the value: used before the first fetch, and after a failed one.
     case everything
-
-    func isModified(by changes: DatabaseChanges) -> Bool {
-        switch self {
-        case .everything: return !changes.isEmpty
-        case .region(let region): return region.isModified(by: changes)
-        }
-    }
 }

@@ -89,3 +89,18 @@ struct Items: FetchKeyRequest {
         #expect(center.fetchCount(for: a) == 2)
     }
 }
+
+@Suite struct FetchKeyRegionTests {
+    @Test func aRequestRefetchesOnlyForTheTablesItsStatementsRead() async throws {
+        let db = try makeItemsDatabase()
+        let reader = SharedReader<[Item]>(value: [])
+        let key = SharedReaderKey<[Item]>.fetch(Items(minimumID: 0), database: db)
+        try await reader.load(key)
+        for index in 0..<5 {
+            try await db.write { db in try db.execute("INSERT INTO other(note) VALUES (?)", [.text("\(index)")]) }
+        }
+        try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
+        try await value(of: reader) { $0.count == 3 }
+        #expect(fetchCount(reader) == 2, "writes to a table the request does not read refetched it")
+    }
+}

@@ -32,6 +32,8 @@ final class ChangeTracker {
     /// `ObservedTables.version`.
     @exclusivity(unchecked) private var interest: [(version: UInt64, isObserved: Bool)] = []
     private var nextObserverID = 0
+    /// The read-region recordings in progress on the connection, innermost last.
+    var statementRecordings: [StatementRecording] = []
 
     /// True once the hooks are installed. Statements check it before calling in, so a
     /// connection nobody observes pays one load per step and nothing more.

@@ -38,4 +38,50 @@ struct ReadRegionTests {
         #expect(!region.isModified(by: DatabaseChanges(tables: ["lists": [1]])))
         #expect(region.union(DatabaseRegion(tables: ["lists"])).isModified(by: DatabaseChanges(tables: ["lists": []])))
     }
+
+    @Test("a recording collects what every statement run inside it read, and nothing outside")
+    func recording() throws {
+        let db = try Database()
+        try db.executeScript("""
+            CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, done INTEGER, list_id INTEGER);
+            CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE tags(name TEXT);
+            """)
+        let (count, region) = try db.recordingReadRegion { db in
+            let open = try Table("items").filter(Column("done") == false).fetchCount(db)
+            let lists = try db.fetchOne(Int.self, "SELECT count(*) FROM lists") ?? 0
+            return open + lists
+        }
+        #expect(count == 0)
+        #expect(region.tables.keys.sorted() == ["items", "lists"])
+        #expect(region.tables["lists"] == .all)
+        // The trace is gone afterwards: a later recording sees only its own statements.
+        _ = try db.fetchAll("SELECT name FROM tags")
+        let ((), inner) = try db.recordingReadRegion { db in _ = try db.fetchAll("SELECT title FROM items") }
+        #expect(inner.description == "items(title)")
+    }
+
+    @Test("recordings nest: the outer one also sees what the inner one read")
+    func nestedRecordings() throws {
+        let db = try Database()
+        try db.executeScript("CREATE TABLE a(x); CREATE TABLE b(y);")
+        let (inner, outer) = try db.recordingReadRegion { db -> DatabaseRegion in
+            let (_, inner) = try db.recordingReadRegion { db in try db.fetchAll("SELECT x FROM a") }
+            _ = try db.fetchAll("SELECT y FROM b")
+            return inner
+        }
+        #expect(inner.tables.keys.sorted() == ["a"])
+        #expect(outer.tables.keys.sorted() == ["a", "b"])
+    }
+
+    @Test("a statement prepared outside the cache is still accounted for")
+    func uncachedStatement() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT)")
+        let ((), region) = try db.recordingReadRegion { db in
+            let statement = try db.makeStatement("SELECT title FROM items")
+            while try statement.step() {}
+        }
+        #expect(region.description == "items(title)")
+    }
 }
