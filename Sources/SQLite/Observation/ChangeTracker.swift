@@ -141,9 +141,13 @@ final class ChangeTracker {
         if sqlite3_get_autocommit(connection) == 0 { return }
         savepoints.removeAll()
         if isObserved() {
-            for observer in observers { observer.body(pending) }
+            for observer in observers where observer.tables.map(selectsChange) ?? true { observer.body(pending) }
         }
         clearPending()
+    }
+
+    private func selectsChange(_ tables: ObservedTables) -> Bool {
+        changedIndexes.contains { tables.contains(pending.storage[$0].name) }
     }
 
     /// True when an observer selects one of the changed tables. Rows are recorded whatever the

@@ -124,6 +124,49 @@ struct ChangeTrackingTests {
         #expect(log.commits.allSatisfy { Array($0.changedTables) == ["mixedcase"] })
     }
 
+    @Test("an observer of some tables hears only the commits that touch them")
+    func observedTables() throws {
+        let db = try Database()
+        try db.executeScript("""
+            CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT);
+            CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
+            """)
+        let tables = ObservedTables(["Items"])
+        let log = ChangeLog()
+        db.addChangeObserver(observing: tables) { log.commits.append($0) }
+        try db.execute("INSERT INTO lists(name) VALUES ('ignored')")
+        try db.execute("INSERT INTO items(title) VALUES ('heard')")
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1]])])
+        // A selection changed while a transaction runs applies to its commit.
+        try db.transaction { db in
+            try db.execute("INSERT INTO lists(name) VALUES ('heard at commit')")
+            tables.update(["lists"])
+        }
+        #expect(log.commits.last == DatabaseChanges(tables: ["lists": [2]]))
+        tables.update([], all: true)
+        try db.execute("INSERT INTO lists(name) VALUES ('all')")
+        #expect(log.commits.count == 3)
+        tables.update([])
+        try db.execute("INSERT INTO items(title) VALUES ('none')")
+        #expect(log.commits.count == 3)
+    }
+
+    @Test("observers of different tables each hear their own commits")
+    func observersOfDifferentTables() throws {
+        let db = try Database()
+        try db.executeScript("CREATE TABLE a(x); CREATE TABLE b(y);")
+        let some = ChangeLog()
+        let every = ChangeLog()
+        db.addChangeObserver(observing: ObservedTables(["a"])) { some.commits.append($0) }
+        db.addChangeObserver { every.commits.append($0) }
+        try db.execute("INSERT INTO b VALUES (1)")
+        #expect(every.commits == [DatabaseChanges(tables: ["b": [1]])])
+        #expect(some.commits.isEmpty)
+        try db.execute("INSERT INTO a VALUES (1)")
+        #expect(some.commits == [DatabaseChanges(tables: ["a": [1]])])
+        #expect(every.commits.count == 2)
+    }
+
     @Test("DELETE without WHERE reports every row (no truncate optimization)")
     func deleteAll() throws {
         let (db, log) = try observedDatabase()
