@@ -5,8 +5,8 @@ import Synchronization
 /// Keeps the live values of one database current.
 ///
 /// One center per database: it owns the query cache (a `QueryClient`, one store per query), hears
-/// every commit of the database's writer connection, and refetches the queries whose read region
-/// the commit touched — only those with readers; the others are marked stale and refetch when
+/// the commits of the database's writer connection, and refetches the queries whose read region
+/// a commit touched — only those with readers; the others are marked stale and refetch when
 /// used again. Commits by other connections and processes are noticed through
 /// `PRAGMA data_version`, checked when the file changes.
 ///
