@@ -24,6 +24,7 @@ struct GRDBObservationContender: ObservationContender {
         }
         defer { cancellables.forEach { $0.cancel() } }
         try waitUntil("the first values") { values.withLock { $0.allSatisfy { $0 == (table == "items" ? 0 : 1) } } }
+        settle()
         let start = DispatchTime.now().uptimeNanoseconds
         for index in 0..<writes {
             try db.write { try $0.execute(sql: "INSERT INTO items(title) VALUES (?)", arguments: ["item \(index)"]) }

@@ -52,7 +52,7 @@ do {
         try runObservationWriter(path: arguments[flag + 1])
         exit(0)
     }
-    if arguments.contains("--observation") { try runObservationBenchmarks(rounds: 5); exit(0) }
+    if arguments.contains("--observation") { try runObservationBenchmarks(); exit(0) }
     if arguments.contains("--cache") { try runCacheBenchmarks(); exit(0) }
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     var contenders: [any Contender] = [
