@@ -15,6 +15,9 @@ import CSQLite
 /// of values is built. Every ``SQLiteValueConvertible`` type, and optionals of them, can be
 /// encoded; nil is NULL.
 public struct ColumnEncoder {
+    // Binding a record must cost no reference counting, so the fields a write binds through are
+    // plain values; what collecting needs lives in `collector`, nil while binding.
+
     /// The statement the values are bound to; nil while collecting them.
     @usableFromInline let handle: OpaquePointer?
     /// Column position → parameter index (1-based; 0 for a column the statement does not use).
@@ -26,55 +29,36 @@ public struct ColumnEncoder {
     @usableFromInline var position = 0
     /// The first binding that SQLite refused.
     @usableFromInline var bindFailure = SQLITE_OK
-    /// The values, in column order, while collecting.
-    @usableFromInline var values: [SQLiteValue] = []
-
-    /// The columns the values are for; while learning, the columns of the last layout learned
-    /// for the type, which the coding keys are expected to repeat.
-    let columns: [String]
-    /// True when the columns come from coding keys rather than a declared list.
-    let learning: Bool
-    /// While learning: the coding keys, when they are not exactly ``columns``.
-    var learnedColumns: [String]?
-    /// True once an `Encodable` record wrote its values with their coding keys.
-    var usedCodingKeys = false
-    /// A problem found while encoding, thrown when the write goes on.
-    var failure: PersistenceError?
+    /// The layout bound to, for `Encodable` records with declared columns. Unretained: layouts
+    /// live as long as the process (see ``RecordPlan``).
+    @usableFromInline unowned(unsafe) let layout: RecordLayout?
+    /// The values, while collecting.
+    @usableFromInline let collector: ValueCollector?
 
     /// Binds each column value to `statement`, as `sql` numbers its parameters.
-    init(binding statement: Statement, sql: WriteSQL, columns: [String]) {
+    @inlinable
+    init(binding statement: Statement, sql: WriteSQL, layout: RecordLayout) {
         handle = statement.handle
         parameters = sql.parameters
-        columnCount = columns.count
-        self.columns = columns
-        learning = false
+        columnCount = layout.columnCount
+        self.layout = layout
+        collector = nil
     }
 
-    /// Collects the values of declared columns.
-    init(collecting columns: [String]) {
+    /// Collects the values of declared columns, or while `learning`, of columns named by coding
+    /// keys, expected to be `columns` as learned from earlier records.
+    init(collecting columns: [String], learning: Bool) {
         handle = nil
         parameters = []
         columnCount = columns.count
-        self.columns = columns
-        learning = false
-        values.reserveCapacity(columns.count)
-    }
-
-    /// Collects the values and the column names of an `Encodable` record; `expected` is the
-    /// layout learned from earlier records.
-    init(learning expected: [String]) {
-        handle = nil
-        parameters = []
-        columnCount = expected.count
-        columns = expected
-        learning = true
-        values.reserveCapacity(expected.count)
+        layout = nil
+        collector = ValueCollector(columns: columns, learning: learning)
     }
 
     // MARK: Writing values
 
     /// Writes a 64-bit integer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Int64) {
         guard let handle else { return append(.integer(value)) }
         let index = nextParameter()
@@ -82,19 +66,19 @@ public struct ColumnEncoder {
     }
 
     /// Writes an integer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Int) {
         encode(Int64(value))
     }
 
     /// Writes 1 for true, 0 for false.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Bool) {
         encode(Int64(value ? 1 : 0))
     }
 
     /// Writes a floating point number.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Double) {
         guard let handle else { return append(.real(value)) }
         let index = nextParameter()
@@ -102,7 +86,7 @@ public struct ColumnEncoder {
     }
 
     /// Writes text.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: String) {
         guard let handle else { return append(.text(value)) }
         let index = nextParameter()
@@ -110,7 +94,7 @@ public struct ColumnEncoder {
     }
 
     /// Writes NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encodeNull() {
         guard let handle else { return append(.null) }
         let index = nextParameter()
@@ -118,7 +102,7 @@ public struct ColumnEncoder {
     }
 
     /// Writes a value of any storage class.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: SQLiteValue) {
         guard let handle else { return append(value) }
         let index = nextParameter()
@@ -126,37 +110,37 @@ public struct ColumnEncoder {
     }
 
     /// Writes any convertible value: dates, UUIDs, `Data`, enums with raw values, optionals.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: some SQLiteValueConvertible) {
         encode(value.sqliteValue)
     }
 
     /// Writes the integer, or NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Int64?) {
         if let value { encode(value) } else { encodeNull() }
     }
 
     /// Writes the integer, or NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Int?) {
         if let value { encode(Int64(value)) } else { encodeNull() }
     }
 
     /// Writes 1 or 0, or NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Bool?) {
         if let value { encode(value) } else { encodeNull() }
     }
 
     /// Writes the number, or NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: Double?) {
         if let value { encode(value) } else { encodeNull() }
     }
 
     /// Writes the text, or NULL.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func encode(_ value: String?) {
         if let value { encode(value) } else { encodeNull() }
     }
@@ -164,8 +148,8 @@ public struct ColumnEncoder {
     // MARK: Binding
 
     /// The parameter of the next column, or 0 when the statement does not use it (or the record
-    /// writes more values than it has columns, which ``finish(type:sql:)`` reports).
-    @inlinable
+    /// writes more values than it has columns, which ``finish(_:sql:)`` reports).
+    @inlinable @inline(__always)
     mutating func nextParameter() -> Int32 {
         let current = position
         position = current &+ 1
@@ -173,7 +157,7 @@ public struct ColumnEncoder {
         return parameters.isEmpty ? Int32(truncatingIfNeeded: current &+ 1) : parameters[current]
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func noteBind(_ code: Int32) {
         if code != SQLITE_OK && bindFailure == SQLITE_OK { bindFailure = code }
     }
@@ -181,7 +165,7 @@ public struct ColumnEncoder {
     @usableFromInline
     mutating func append(_ value: SQLiteValue) {
         position += 1
-        values.append(value)
+        collector?.values.append(value)
     }
 
     @inlinable
@@ -214,56 +198,82 @@ public struct ColumnEncoder {
     /// Encodes an `Encodable` record: collected with its coding keys while learning, or put in
     /// the order of the declared columns.
     mutating func encodeEncodable<Record: Encodable>(_ record: Record, type: Record.Type) throws {
-        let encoder = RecordEncoder(expected: columns)
+        let expected = collector?.columns ?? layout?.columns ?? []
+        let encoder = RecordEncoder.take(expected: expected)
+        defer { encoder.recycle() }
         try record.encode(to: encoder)
         if let problem = encoder.problem {
             throw PersistenceError.unsupportedEncoding(type: "\(Record.self)", reason: problem)
         }
-        if learning {
-            usedCodingKeys = true
+        if let collector, collector.learning {
+            collector.usedCodingKeys = true
             position = encoder.values.count
-            values = encoder.values
-            learnedColumns = encoder.divergedColumns
-            if learnedColumns == nil && values.count != columns.count {
-                learnedColumns = Array(columns.prefix(values.count))
+            collector.values = encoder.values
+            collector.learnedColumns = encoder.divergedColumns
+            if collector.learnedColumns == nil && position != expected.count {
+                collector.learnedColumns = Array(expected.prefix(position))
             }
             return
         }
-        // Declared columns: each coding key must name one of them.
-        let names = encoder.divergedColumns ?? Array(columns.prefix(encoder.values.count))
-        var ordered = [SQLiteValue?](repeating: nil, count: columns.count)
+        // Declared columns: each coding key must name one of them, once.
+        let names = encoder.divergedColumns ?? Array(expected.prefix(encoder.values.count))
+        var ordered = [SQLiteValue?](repeating: nil, count: expected.count)
         for (name, value) in zip(names, encoder.values) {
-            guard let index = columns.firstIndex(of: name) ?? columns.firstIndex(where: { $0.lowercased() == name.lowercased() }),
-                  ordered[index] == nil
-            else {
-                failure = .codingKeysMismatch(type: "\(Record.self)", declared: columns, encoded: names)
-                return
+            guard let index = RecordLayout.position(of: name, in: expected), ordered[index] == nil else {
+                throw PersistenceError.codingKeysMismatch(type: "\(Record.self)", declared: expected, encoded: names)
             }
             ordered[index] = value
         }
         guard !ordered.contains(where: { $0 == nil }) else {
-            failure = .codingKeysMismatch(type: "\(Record.self)", declared: columns, encoded: names)
-            return
+            throw PersistenceError.codingKeysMismatch(type: "\(Record.self)", declared: expected, encoded: names)
         }
         for value in ordered { encode(value!) }
     }
 
     // MARK: Finishing
 
-    /// Throws when the record wrote the wrong number of values, a value could not be bound, or
-    /// encoding found a problem.
-    func finish(type: String, sql: String?) throws {
-        if let failure { throw failure }
-        if learning {
-            // Values written by position have no names to learn from.
-            if !usedCodingKeys { throw PersistenceError.noDatabaseColumns(type: type) }
-            return
-        }
+    /// Throws when the record wrote the wrong number of values or a value could not be bound.
+    @inlinable
+    func finish(_ plan: RecordPlan, sql: WriteSQL?) throws {
+        if position != columnCount || bindFailure != SQLITE_OK { try fail(plan, sql: sql) }
+    }
+
+    @usableFromInline
+    func fail(_ plan: RecordPlan, sql: WriteSQL?) throws {
+        if let collector, collector.learning { return try collector.finish(type: plan.typeName) }
         if position != columnCount {
-            throw PersistenceError.columnCountMismatch(type: type, columns: columns, written: position)
+            throw PersistenceError.columnCountMismatch(type: plan.typeName, columns: collector?.columns ?? layout?.columns ?? [], written: position)
         }
         if bindFailure != SQLITE_OK, let handle {
-            throw SQLiteError(connection: sqlite3_db_handle(handle), code: bindFailure, sql: sql)
+            throw SQLiteError(connection: sqlite3_db_handle(handle), code: bindFailure, sql: sql?.sql)
         }
+    }
+}
+
+/// The values of a record that is not bound straight to a statement: for `save`,
+/// `updateChanges`, and `Encodable` records, whose coding keys choose the layout.
+@usableFromInline
+final class ValueCollector {
+    // A collector serves one record on one thread.
+    @exclusivity(unchecked) var values: [SQLiteValue] = []
+    /// The declared columns; while learning, those of the last layout learned for the type.
+    let columns: [String]
+    /// True when the columns come from coding keys rather than a declared list.
+    let learning: Bool
+    /// While learning: the coding keys, when they are not exactly ``columns``.
+    @exclusivity(unchecked) var learnedColumns: [String]?
+    /// True once an `Encodable` record wrote its values with their coding keys.
+    @exclusivity(unchecked) var usedCodingKeys = false
+
+    init(columns: [String], learning: Bool) {
+        self.columns = columns
+        self.learning = learning
+        // While learning, the encoder's own array replaces this one.
+        if !learning { values.reserveCapacity(columns.count) }
+    }
+
+    /// While learning, throws when values came without coding keys to name them.
+    func finish(type: String) throws {
+        if learning && !usedCodingKeys { throw PersistenceError.noDatabaseColumns(type: type) }
     }
 }

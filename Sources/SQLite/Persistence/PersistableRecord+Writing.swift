@@ -13,8 +13,25 @@ extension PersistableRecord {
     ///
     /// Throws ``ConstraintViolation`` when the row breaks a constraint (a duplicate key, a NULL
     /// in a NOT NULL column…); the table is then unchanged.
+    @inlinable
     @discardableResult
     public mutating func insert(_ db: Database) throws -> Int {
+        // Inlined so that a loop of inserts binds each value straight from the record's own
+        // `encode(to:)`, specialized for its type.
+        let plan = try RecordPlan.of(Self.self)
+        guard let layout = plan.declared else { return try insertCollected(db) }
+        let statement = try db.cachedStatement(layout.insert.sql)
+        var columns = ColumnEncoder(binding: statement, sql: layout.insert, layout: layout)
+        try encode(to: &columns)
+        try columns.finish(plan, sql: layout.insert)
+        let changes = try statement.runWrite(db, layout: layout)
+        if layout.hasRowIDKey { didInsert(rowID: db.lastInsertedRowID) }
+        return changes
+    }
+
+    /// Inserts a record whose values are collected first: an `Encodable` one.
+    @usableFromInline
+    mutating func insertCollected(_ db: Database) throws -> Int {
         let write = try bindWrite(db, .insert)
         let changes = try write.run(db)
         if write.layout.hasRowIDKey { didInsert(rowID: db.lastInsertedRowID) }

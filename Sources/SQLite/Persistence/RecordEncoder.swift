@@ -1,24 +1,62 @@
 import Foundation
+import Synchronization
 
-/// Encodes one `Encodable` record to column values: each coding key names a column.
+/// Encodes `Encodable` records to column values: each coding key names a column.
 ///
 /// Synthesized `encode(to:)` writes the keys in the same order for every record, so the encoder
 /// checks each key against the columns learned from earlier records, by position, and builds a
 /// list of names only when a record departs from them.
+///
+/// One encoder is kept for reuse (see ``take(expected:)``), with its values' storage and its
+/// keyed container: making them anew costs three allocations and generic metadata lookups per
+/// record.
 final class RecordEncoder: Encoder {
-    let expected: [String]
-    var values: [SQLiteValue] = []
+    // An encoder serves one record at a time, on one thread: dynamic exclusivity checks on these
+    // would cost more than the appends they guard.
+    @exclusivity(unchecked) private(set) var expected: [String] = []
+    @exclusivity(unchecked) var values: [SQLiteValue] = []
     /// The record's column names, once they differ from `expected`; nil while they match.
-    var divergedColumns: [String]?
+    @exclusivity(unchecked) var divergedColumns: [String]?
     /// Why the record cannot be written, for shapes a row cannot hold.
-    var problem: String?
+    @exclusivity(unchecked) var problem: String?
+    /// The keyed container of the last record, reused for the next of the same type. It points
+    /// back at the encoder, so ``recycle()`` breaks that cycle when the encoder is dropped.
+    @exclusivity(unchecked) private var cachedKeyType: Any.Type?
+    @exclusivity(unchecked) private var cachedContainer: AnyObject?
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(expected: [String]) {
-        self.expected = expected
-        values.reserveCapacity(expected.count)
+    /// The encoder kept for reuse, as the bits of a retained reference; 0 when it is in use.
+    private static let spare = Atomic<UInt>(0)
+
+    /// An encoder for one record whose columns are expected to be `expected`: the spare one
+    /// when no other thread holds it.
+    static func take(expected: [String]) -> RecordEncoder {
+        let encoder: RecordEncoder
+        if let bits = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) {
+            // The exchange hands the one reference to this thread alone.
+            encoder = Unmanaged<RecordEncoder>.fromOpaque(bits).takeRetainedValue()
+            encoder.values.removeAll(keepingCapacity: true)
+            encoder.divergedColumns = nil
+            encoder.problem = nil
+        } else {
+            encoder = RecordEncoder()
+        }
+        encoder.expected = expected
+        encoder.values.reserveCapacity(expected.count)
+        return encoder
+    }
+
+    /// Gives the encoder back for the next record, once its values have been used.
+    func recycle() {
+        let bits = UInt(bitPattern: Unmanaged.passRetained(self).toOpaque())
+        if !Self.spare.compareExchange(expected: 0, desired: bits, ordering: .releasing).exchanged {
+            // Another encoder is already kept: let this one go, cycle broken first.
+            cachedContainer = nil
+            cachedKeyType = nil
+            Unmanaged<RecordEncoder>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
+        }
     }
 
     @inline(__always)
@@ -36,7 +74,16 @@ final class RecordEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedContainer<Key>(encoder: self))
+        if let cachedContainer, cachedKeyType == Key.self {
+            // KeyedEncodingContainer is a single reference to its box.
+            return unsafeBitCast(cachedContainer, to: KeyedEncodingContainer<Key>.self)
+        }
+        let container = KeyedEncodingContainer(RecordKeyedContainer<Key>(encoder: self))
+        if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+            cachedContainer = unsafeBitCast(container, to: AnyObject.self)
+            cachedKeyType = Key.self
+        }
+        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

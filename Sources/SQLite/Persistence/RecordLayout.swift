@@ -24,7 +24,7 @@ final class WriteSQL: Sendable {
     @usableFromInline let sql: String
     /// Column position → parameter index (1-based), 0 when unused; empty when column `i` binds
     /// parameter `i + 1`.
-    let parameters: [Int32]
+    @usableFromInline let parameters: [Int32]
     /// For updates: the positions of the columns set, in the order of their parameters.
     let setPositions: [Int]
     /// For updates and deletes: the key's positions, bound after the set columns.
@@ -48,11 +48,15 @@ final class WriteSQL: Sendable {
 @usableFromInline
 final class RecordLayout: Sendable {
     let typeName: String
-    let table: String
+    @usableFromInline let table: String
     let columns: [String]
+    @usableFromInline let columnCount: Int
     let primaryKey: PrimaryKey
     /// The positions of the key's columns; empty when the record does not encode its whole key.
     let keyPositions: [Int]
+    /// True when the record's row is found by a key that is a rowid alias, whose value an
+    /// insert hands to `didInsert(rowID:)`.
+    @usableFromInline let hasRowIDKey: Bool
     /// The plain insert, rendered up front: the write that runs most often.
     @usableFromInline let insert: WriteSQL
     private let shapes = Mutex<[WriteShape: WriteSQL]>([:])
@@ -66,9 +70,11 @@ final class RecordLayout: Sendable {
         self.typeName = typeName
         self.table = table
         self.columns = columns
+        columnCount = columns.count
         self.primaryKey = primaryKey
         let keyPositions = primaryKey.columns.map { Self.position(of: $0, in: columns) }
         self.keyPositions = keyPositions.contains(nil) ? [] : keyPositions.map { $0! }
+        hasRowIDKey = primaryKey.isRowID && !self.keyPositions.isEmpty
         insert = Self.renderInsert(table: table, columns: columns)
     }
 
@@ -78,9 +84,6 @@ final class RecordLayout: Sendable {
         let lowered = column.lowercased()
         return columns.firstIndex { $0.lowercased() == lowered }
     }
-
-    /// True when the record's row is found by a key that is a rowid alias.
-    var hasRowIDKey: Bool { primaryKey.isRowID && !keyPositions.isEmpty }
 
     /// The key's values in `values`, one per key column.
     func keyValues(_ values: [SQLiteValue]) -> [SQLiteValue] {
@@ -92,8 +95,12 @@ final class RecordLayout: Sendable {
         if shape == .insert { return insert }
         if let cached = shapes.withLock({ $0[shape] }) { return cached }
         let rendered = try render(shape)
-        shapes.withLock { $0[shape] = rendered }
-        return rendered
+        // The first one stored wins, so every WriteSQL handed out stays cached (and alive).
+        return shapes.withLock { shapes in
+            if let existing = shapes[shape] { return existing }
+            shapes[shape] = rendered
+            return rendered
+        }
     }
 
     // MARK: Rendering

@@ -17,9 +17,17 @@ final class RecordPlan: Sendable {
         var byColumns: [[String]: RecordLayout] = [:]
     }
 
+    let typeID: ObjectIdentifier
+
+    /// Every plan made, kept for the life of the process: plans and their layouts are never
+    /// freed, which is what lets the fast paths hold them without reference counting.
     private static let plans = Mutex<[ObjectIdentifier: RecordPlan]>([:])
+    /// The plan looked up last, as the bits of an unretained reference, so that a loop writing
+    /// records of one type finds its plan with one atomic load instead of a lock and a hash.
+    private static let lastPlan = Atomic<UInt>(0)
 
     private init<Record: PersistableRecord>(_ type: Record.Type) throws {
+        typeID = ObjectIdentifier(type)
         typeName = "\(Record.self)"
         table = Record.tableName
         primaryKey = Record.primaryKey
@@ -33,11 +41,20 @@ final class RecordPlan: Sendable {
     @usableFromInline
     static func of<Record: PersistableRecord>(_ type: Record.Type) throws -> RecordPlan {
         let id = ObjectIdentifier(type)
-        if let plan = plans.withLock({ $0[id] }) { return plan }
-        let plan = try RecordPlan(type)
-        return plans.withLock { plans in
-            if let existing = plans[id] { return existing }
-            plans[id] = plan
+        if let last = UnsafeRawPointer(bitPattern: lastPlan.load(ordering: .acquiring)) {
+            // Safe without a retain: `plans` keeps every plan alive forever.
+            let plan = Unmanaged<RecordPlan>.fromOpaque(last).takeUnretainedValue()
+            if plan.typeID == id { return plan }
+        }
+        let plan = try plans.withLock({ $0[id] }) ?? register(RecordPlan(type))
+        lastPlan.store(UInt(bitPattern: Unmanaged.passUnretained(plan).toOpaque()), ordering: .releasing)
+        return plan
+    }
+
+    private static func register(_ plan: RecordPlan) -> RecordPlan {
+        plans.withLock { plans in
+            if let existing = plans[plan.typeID] { return existing }
+            plans[plan.typeID] = plan
             return plan
         }
     }
@@ -48,9 +65,9 @@ final class RecordPlan: Sendable {
     }
 
     /// The layout for the columns an `Encodable` record wrote.
-    func layout(learnedFrom encoder: ColumnEncoder) throws -> RecordLayout {
-        try encoder.finish(type: typeName, sql: nil)
-        let columns = encoder.learnedColumns ?? encoder.columns
+    func layout(learnedFrom collector: ValueCollector) throws -> RecordLayout {
+        try collector.finish(type: typeName)
+        let columns = collector.learnedColumns ?? collector.columns
         return try learned.withLock { learned in
             if let main = learned.main, main.columns == columns { return main }
             if let layout = learned.byColumns[columns] {

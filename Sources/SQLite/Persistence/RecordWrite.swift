@@ -3,8 +3,9 @@ import CSQLite
 /// A record bound to the cached statement of one write shape, ready to run.
 struct RecordWrite {
     let statement: Statement
-    let layout: RecordLayout
-    let sql: WriteSQL
+    // Unretained: layouts and their SQL live as long as the process (see RecordPlan).
+    unowned(unsafe) let layout: RecordLayout
+    unowned(unsafe) let sql: WriteSQL
     /// The record's values, when they were collected rather than bound directly.
     let values: [SQLiteValue]?
 
@@ -12,13 +13,10 @@ struct RecordWrite {
     /// `RETURNING` clause handed to `row`. A constraint failure becomes a ``ConstraintViolation``;
     /// SQLite has then undone the statement.
     func run(_ db: Database, row: ((Row) throws -> Void)? = nil) throws -> Int {
+        guard let row else { return try statement.runWrite(db, layout: layout) }
         defer { statement.reset() }
         do {
-            if let row {
-                while try statement.step() { try row(Row(statement: statement)) }
-            } else {
-                while try statement.step() {}
-            }
+            while try statement.step() { try row(Row(statement: statement)) }
         } catch {
             throw ConstraintViolation.mapping(error, table: layout.table)
         }
@@ -33,6 +31,21 @@ struct RecordWrite {
     }
 }
 
+extension Statement {
+    /// Steps a record write without RETURNING to its end and returns how many rows it changed. A
+    /// constraint failure becomes a ``ConstraintViolation``; SQLite has then undone the statement.
+    @usableFromInline
+    func runWrite(_ db: Database, layout: RecordLayout) throws -> Int {
+        defer { reset() }
+        do {
+            while try step() {}
+        } catch {
+            throw ConstraintViolation.mapping(error, table: layout.table)
+        }
+        return db.changesCount
+    }
+}
+
 extension PersistableRecord {
     /// Binds the record to the statement of `shape`.
     ///
@@ -41,11 +54,11 @@ extension PersistableRecord {
     func bindWrite(_ db: Database, _ shape: WriteShape) throws -> RecordWrite {
         let plan = try RecordPlan.of(Self.self)
         if let layout = plan.declared {
-            let sql = try layout.sql(for: shape)
+            let sql = shape == .insert ? layout.insert : try layout.sql(for: shape)
             let statement = try db.cachedStatement(sql.sql)
-            var columns = ColumnEncoder(binding: statement, sql: sql, columns: layout.columns)
+            var columns = ColumnEncoder(binding: statement, sql: sql, layout: layout)
             try encode(to: &columns)
-            try columns.finish(type: plan.typeName, sql: sql.sql)
+            try columns.finish(plan, sql: sql)
             return RecordWrite(statement: statement, layout: layout, sql: sql, values: nil)
         }
         let (layout, values) = try encodedValues(plan)
@@ -73,14 +86,15 @@ extension PersistableRecord {
 
     private func encodedValues(_ plan: RecordPlan) throws -> (layout: RecordLayout, values: [SQLiteValue]) {
         if let layout = plan.declared {
-            var columns = ColumnEncoder(collecting: layout.columns)
+            var columns = ColumnEncoder(collecting: layout.columns, learning: false)
             try encode(to: &columns)
-            try columns.finish(type: plan.typeName, sql: nil)
-            return (layout, columns.values)
+            try columns.finish(plan, sql: nil)
+            return (layout, columns.collector!.values)
         }
-        var columns = ColumnEncoder(learning: plan.expectedColumns)
+        var columns = ColumnEncoder(collecting: plan.expectedColumns, learning: true)
         try encode(to: &columns)
-        return (try plan.layout(learnedFrom: columns), columns.values)
+        let collector = columns.collector!
+        return (try plan.layout(learnedFrom: collector), collector.values)
     }
 
     /// The error for an update that found no row: the record's key, in its table.
