@@ -79,7 +79,7 @@ extension PersistableRecord {
     // Variadic parameters cannot be forwarded, hence these array forms.
     fileprivate mutating func insert(_ db: Database, returning selection: [any SQLExpressible]) throws -> Row {
         let (write, row) = try writeReturning(db, .insert, selection)
-        if write.layout.hasRowIDKey { didInsert(rowID: db.lastInsertedRowID) }
+        if write.layout.hasRowIDKey && row != nil { didInsert(rowID: db.lastInsertedRowID) }
         guard let row else { throw PersistenceError.nothingWritten(table: write.layout.table, sql: write.sql.sql) }
         return row
     }

@@ -25,7 +25,7 @@ extension PersistableRecord {
         try encode(to: &columns)
         try columns.finish(plan, sql: layout.insert)
         let changes = try statement.runWrite(db, layout: layout)
-        if layout.hasRowIDKey { didInsert(rowID: db.lastInsertedRowID) }
+        if layout.hasRowIDKey && changes > 0 { didInsert(rowID: db.lastInsertedRowID) }
         return changes
     }
 
@@ -34,7 +34,7 @@ extension PersistableRecord {
     mutating func insertCollected(_ db: Database) throws -> Int {
         let write = try bindWrite(db, .insert)
         let changes = try write.run(db)
-        if write.layout.hasRowIDKey { didInsert(rowID: db.lastInsertedRowID) }
+        if write.layout.hasRowIDKey && changes > 0 { didInsert(rowID: db.lastInsertedRowID) }
         return changes
     }
 
@@ -166,7 +166,7 @@ extension PersistableRecord {
         }
         let insert = try Self.bindWrite(db, .insert, layout: layout, values: values)
         let changes = try insert.run(db)
-        if layout.hasRowIDKey { didInsert(rowID: db.lastInsertedRowID) }
+        if layout.hasRowIDKey && changes > 0 { didInsert(rowID: db.lastInsertedRowID) }
         return changes
     }
 

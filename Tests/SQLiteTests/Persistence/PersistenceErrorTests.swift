@@ -138,7 +138,12 @@ import Testing
         var record = ItemRecord(title: "skip")
         let error = #expect(throws: PersistenceError.self) { try record.insert(db, returning: Column("id")) }
         #expect(error?.description.hasPrefix(#"nothing was written to "items": a trigger ignored the row"#) == true)
+        try ItemRecord(title: "kept").inserted(db)
         #expect(try record.insert(db) == 0)
-        #expect(try ItemRecord.fetchCount(db) == 0)
+        #expect(record.id == nil)  // not the rowid of the earlier insert
+        var saved = ItemRecord(title: "skip")
+        #expect(try saved.save(db) == 0)
+        #expect(saved.id == nil)
+        #expect(try ItemRecord.all().fetchAll(db).map(\.title) == ["kept"])
     }
 }
