@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import SQLite
 
@@ -40,6 +41,37 @@ import Testing
         let a = Note(body: "a", kind: .text, tags: [], pinned: false)
         let b = Note(body: "b", kind: .checklist, tags: ["x"], pinned: true, edited: Date(), meta: .init(source: "s", version: 1))
         #expect(try a.encodedValues().layout === b.encodedValues().layout)
+    }
+
+    @Test func writersOnSeveralThreadsShareTypesSafely() throws {
+        // Each thread has its own connection; they share the types' plans, layouts and the
+        // Encodable encoder kept for reuse, and alternate types so the last-plan slot churns.
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            do {
+                let db = try makeRecordsDatabase()
+                try db.transaction { db in
+                    for index in 0..<2_000 {
+                        var note = Note(body: "\(thread)-\(index)", kind: .text, tags: ["\(index)"], pinned: index % 2 == 0)
+                        try note.insert(db)
+                        var item = ItemRecord(title: "\(thread)-\(index)", priority: index % 6)
+                        try item.insert(db)
+                        if note.id != Int64(index + 1) || item.id != Int64(index + 1) {
+                            failures.withLock { $0.append("thread \(thread): wrong ids at \(index)") }
+                        }
+                    }
+                }
+                let notes = try db.fetchAll(String.self, "SELECT body FROM notes ORDER BY id")
+                let items = try db.fetchAll(String.self, "SELECT title FROM items ORDER BY id")
+                let expected = (0..<2_000).map { "\(thread)-\($0)" }
+                if notes != expected || items != expected {
+                    failures.withLock { $0.append("thread \(thread): wrong rows") }
+                }
+            } catch {
+                failures.withLock { $0.append("thread \(thread): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
     }
 
     @Test func aFailureInTheMiddleOfABatchRollsTheWholeBatchBack() throws {

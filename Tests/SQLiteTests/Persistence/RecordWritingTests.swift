@@ -192,6 +192,24 @@ import Testing
         #expect(missing?.key == ["list_id": 9, "user": "zed"])
     }
 
+    @Test func recordsMadeOnlyOfTheirKey() throws {
+        let db = try makeRecordsDatabase()
+        try db.execute("CREATE TABLE tags(name TEXT PRIMARY KEY) WITHOUT ROWID")
+        struct Tag: PersistableRecord, Codable, Equatable {
+            static let tableName = "tags"
+            static let primaryKey = PrimaryKey.columns("name")
+            var name: String
+        }
+        var tag = Tag(name: "home")
+        #expect(try tag.insert(db) == 1)
+        #expect(try tag.update(db) == 1)
+        #expect(try tag.upsert(db) == 1)
+        #expect(try tag.save(db) == 1)
+        #expect(try Tag(name: "home").upsertAndFetch(db) == tag)
+        #expect(throws: RecordNotFound.self) { try Tag(name: "work").update(db) }
+        #expect(try Tag.all().fetchAll(db) == [tag])
+    }
+
     @Test func recordWritesReachChangeObservers() throws {
         let db = try makeRecordsDatabase()
         var seen: [DatabaseChanges] = []
