@@ -70,7 +70,7 @@ struct GRDBContender: Contender {
         guard let queue else { throw BenchmarkError("not set up") }
         return try queue.inDatabase { db -> Int? in
             switch (workload, decoding) {
-            case (.insert, _):
+            case (.insert, _), (.insertRecords, _):
                 return nil
             case (.fetchAll, .record):
                 return try Item.fetchAll(db, sql: Shape.selectItems).count

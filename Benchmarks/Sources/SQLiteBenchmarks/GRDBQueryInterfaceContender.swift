@@ -26,7 +26,7 @@ struct GRDBQueryInterfaceContender: Contender {
         guard let queue else { throw BenchmarkError("not set up") }
         return try queue.inDatabase { db -> Int? in
             switch workload {
-            case .insert, .fetchAll, .fetchInts:
+            case .insert, .insertRecords, .fetchAll, .fetchInts:
                 return nil
             case .filtered:
                 var sum = 0

@@ -70,7 +70,7 @@ struct PackageContender: Contender {
     func run(_ workload: Workload, rows: Int) throws -> Int? {
         guard let db else { throw BenchmarkError("not set up") }
         switch (workload, decoding) {
-        case (.insert, _):
+        case (.insert, _), (.insertRecords, _):
             return nil
         case (.fetchAll, .fetchableRow):
             return try db.fetchAll(Item.self, Shape.selectItems).count

@@ -26,7 +26,7 @@ struct QueryBuilderContender: Contender {
     func run(_ workload: Workload, rows: Int) throws -> Int? {
         guard let db else { throw BenchmarkError("not set up") }
         switch workload {
-        case .insert, .fetchAll, .fetchInts:
+        case .insert, .insertRecords, .fetchAll, .fetchInts:
             return nil
         case .filtered:
             var sum = 0

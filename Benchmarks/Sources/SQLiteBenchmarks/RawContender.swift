@@ -4,6 +4,7 @@ import BenchSQLite
 struct RawContender: Contender {
     let name = "raw sqlite3"
     private var db: OpaquePointer?
+    private var recordsDB: OpaquePointer?
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     struct Item { var id: Int64; var title: String; var done: Bool; var priority: Int; var createdAt: Double }
@@ -23,6 +24,8 @@ struct RawContender: Contender {
 
     mutating func setUp(rows: Int, timeInsert: (() throws -> Void) throws -> Void) throws {
         if db != nil { sqlite3_close(db) }
+        if recordsDB != nil { sqlite3_close(recordsDB) }
+        recordsDB = try Self.openRecordsDatabase()
         try check(sqlite3_open(":memory:", &db), "open")
         try check(sqlite3_exec(db, Shape.schema, nil, nil, nil), "schema")
         let db = self.db
@@ -64,6 +67,8 @@ struct RawContender: Contender {
         switch workload {
         case .insert:
             return nil  // measured in setUp
+        case .insertRecords:
+            return try Self.insertRecords(rows: rows, into: recordsDB)
         case .fetchAll:
             let statement = try prepare(Shape.selectItems)
             defer { sqlite3_finalize(statement) }

@@ -2,6 +2,9 @@
 enum Workload: String, CaseIterable {
     /// `rows` items inserted in one transaction.
     case insert
+    /// `rows` records inserted in one transaction through each library's record API, each record
+    /// getting its id, into a fresh database.
+    case insertRecords = "insert_records"
     /// Every item's five columns into structs.
     case fetchAll = "fetch_all"
     /// 200,000 rows of ten integer columns into structs.
@@ -25,6 +28,11 @@ enum Shape {
     static let selectInts = "SELECT * FROM ints"
     static let filtered = "SELECT id, title, done, priority, created_at FROM items WHERE done = ? AND priority >= ? ORDER BY created_at DESC LIMIT ?"
     static let pointLookup = "SELECT id, title, done, priority, created_at FROM items WHERE id = ?"
+    static let recordsSchema = """
+        CREATE TABLE records(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL,
+                             priority INTEGER NOT NULL, created_at REAL NOT NULL)
+        """
+    static let insertRecord = "INSERT INTO records(title, done, priority, created_at) VALUES (?,?,?,?)"
     static let intRows = 200_000
     static let filteredRuns = 2_000
     static let lookups = 20_000

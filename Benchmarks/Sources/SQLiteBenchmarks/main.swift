@@ -60,6 +60,8 @@ do {
         PackageContender(.fetchableRow), PackageContender(.decodable),
         GRDBContender(.record), GRDBContender(.codable),
         QueryBuilderContender(), GRDBQueryInterfaceContender(),
+        RecordContender(.handWritten), RecordContender(.encodable),
+        GRDBRecordContender(.handWritten), GRDBRecordContender(.encodable),
     ]
     if !options.contenders.isEmpty {
         contenders = contenders.filter { $0.name == "raw sqlite3" || options.contenders.contains($0.name) }

@@ -1,0 +1,145 @@
+import CSQLite
+import Foundation
+
+/// A write that broke a constraint of the schema: which kind, in which table, on which columns
+/// when SQLite names them, with the SQL. The statement changed nothing.
+///
+/// ```swift
+/// do {
+///     try item.insert(db)
+/// } catch let violation as ConstraintViolation where violation.kind == .unique {
+///     print(violation)
+///     // UNIQUE constraint failed in "items" on "title": another row has the same value
+///     //   SQL: INSERT INTO "items" ("id", "title", "done") VALUES (?, ?, ?)
+/// }
+/// ```
+///
+/// Record writes and `deleteAll` / `updateAll` throw it in place of the ``SQLiteError`` that
+/// SQLite reported, which stays available as ``underlying``.
+public struct ConstraintViolation: Error, Hashable, Sendable {
+    /// The kind of constraint.
+    public enum Kind: String, Hashable, Sendable {
+        /// A `UNIQUE` constraint or unique index: another row has the same values.
+        case unique = "UNIQUE"
+        /// The primary key: another row has the same key.
+        case primaryKey = "PRIMARY KEY"
+        /// A `NOT NULL` column got NULL.
+        case notNull = "NOT NULL"
+        /// A `CHECK` constraint was false.
+        case check = "CHECK"
+        /// A `FOREIGN KEY`: the referenced row does not exist, or a referenced row was changed or
+        /// deleted.
+        case foreignKey = "FOREIGN KEY"
+        /// A `STRICT` table's column got a value of the wrong type.
+        case datatype = "DATATYPE"
+        /// A trigger's `RAISE(ABORT, …)`, `RAISE(FAIL, …)` or `RAISE(ROLLBACK, …)`.
+        case trigger = "TRIGGER"
+        /// Any other constraint SQLite reports.
+        case other = "constraint"
+    }
+
+    /// Which kind of constraint failed.
+    public var kind: Kind
+    /// The table whose constraint failed: the one SQLite names, or else the table written.
+    public var table: String
+    /// The columns SQLite names (for UNIQUE, PRIMARY KEY, NOT NULL and DATATYPE); empty otherwise.
+    public var columns: [String]
+    /// For CHECK, the constraint's name or expression; for TRIGGER, the trigger's message.
+    public var constraint: String?
+    /// The error SQLite reported, with its codes, message and SQL.
+    public var underlying: SQLiteError
+
+    /// The SQL that failed.
+    public var sql: String? { underlying.sql }
+
+    /// The violation that `error` reports, or nil when it is not a constraint failure.
+    /// `table` is the table the statement writes.
+    public init?(_ error: SQLiteError, table: String) {
+        guard error.code == SQLITE_CONSTRAINT else { return nil }
+        underlying = error
+        self.table = table
+        columns = []
+        // Extended codes from sqlite3.h (SQLITE_CONSTRAINT_*), spelled out because Swift does not
+        // import macros built from other macros.
+        switch error.extendedCode {
+        case 2067: kind = .unique
+        case 1555, 2579: kind = .primaryKey
+        case 1299: kind = .notNull
+        case 275: kind = .check
+        case 787: kind = .foreignKey
+        case 3091: kind = .datatype
+        case 1811: kind = .trigger
+        default: kind = .other
+        }
+        let message = error.message
+        switch kind {
+        case .unique, .primaryKey, .notNull:
+            // "UNIQUE constraint failed: items.list_id, items.title"
+            if let colon = message.range(of: "failed: ") {
+                let names = message[colon.upperBound...].split(separator: ",").map { String($0.drop(while: { $0 == " " })) }
+                setColumns(names, knownTable: table)
+            }
+        case .datatype:
+            // "cannot store TEXT value in INTEGER column items.priority"
+            if let column = message.range(of: " column ", options: .backwards) {
+                setColumns([String(message[column.upperBound...])], knownTable: table)
+            }
+        case .check:
+            // "CHECK constraint failed: price > 0", or the constraint's name.
+            if let colon = message.range(of: "failed: ") { constraint = String(message[colon.upperBound...]) }
+        case .trigger:
+            constraint = message
+        case .foreignKey, .other:
+            break
+        }
+    }
+
+    /// Splits `table.column` names; a name that starts with the written table's name and a dot
+    /// belongs to that table even when the table's name holds dots itself.
+    private mutating func setColumns(_ qualified: [String], knownTable: String) {
+        var tables: [String] = []
+        for name in qualified {
+            if name.hasPrefix(knownTable + ".") {
+                tables.append(knownTable)
+                columns.append(String(name.dropFirst(knownTable.count + 1)))
+            } else if let dot = name.firstIndex(of: ".") {
+                tables.append(String(name[..<dot]))
+                columns.append(String(name[name.index(after: dot)...]))
+            } else {
+                columns.append(name)
+            }
+        }
+        if let first = tables.first { table = first }
+    }
+
+    /// `error` as a ``ConstraintViolation`` when it is one, else unchanged.
+    static func mapping(_ error: any Error, table: String) -> any Error {
+        guard let error = error as? SQLiteError else { return error }
+        return ConstraintViolation(error, table: table) ?? error
+    }
+}
+
+extension ConstraintViolation: CustomStringConvertible {
+    /// What failed, where, why, and the SQL:
+    ///
+    ///     NOT NULL constraint failed in "items" on "title": the value is NULL
+    ///       SQL: INSERT INTO "items" ("id", "title") VALUES (?, ?)
+    public var description: String {
+        let names = columns.map(String.quotedIdentifier).joined(separator: ", ")
+        var text = kind == .trigger ? "a trigger refused the change" : "\(kind.rawValue) constraint failed"
+        text += " in \(String.quotedIdentifier(table))"
+        if !columns.isEmpty { text += " on \(names)" }
+        switch kind {
+        case .unique: text += columns.count > 1 ? ": another row has the same values" : ": another row has the same value"
+        case .primaryKey: text += ": another row has the same key"
+        case .notNull: text += ": the value is NULL"
+        case .check: text += ": \(constraint ?? underlying.message)"
+        case .foreignKey: text += ": a referenced row does not exist, or a row that others reference was changed or deleted"
+        case .datatype: text += ": \(underlying.message)"
+        case .trigger: text += ": \(constraint ?? underlying.message)"
+        case .other: text += ": \(underlying.message)"
+        }
+        if let sql { text += "\n  SQL: \(sql)" }
+        return text
+    }
+}

@@ -1,0 +1,227 @@
+import Synchronization
+
+/// One kind of record write: what the SQL of a ``RecordLayout`` is rendered for.
+struct WriteShape: Hashable, Sendable {
+    enum Kind: Hashable, Sendable {
+        case insert, upsert, update, delete
+    }
+
+    var kind: Kind
+    /// For updates: the positions of the columns to set; nil sets every column but the key.
+    var updated: [Int]?
+    /// The rendered expressions of a `RETURNING` clause.
+    var returning: String?
+
+    static let insert = WriteShape(kind: .insert)
+    static let upsert = WriteShape(kind: .upsert)
+    static let update = WriteShape(kind: .update)
+    static let delete = WriteShape(kind: .delete)
+}
+
+/// The SQL of one write shape, rendered once, and how its parameters match the record's columns.
+@usableFromInline
+final class WriteSQL: Sendable {
+    @usableFromInline let sql: String
+    /// Column position → parameter index (1-based), 0 when unused; empty when column `i` binds
+    /// parameter `i + 1`.
+    @usableFromInline let parameters: [Int32]
+    /// For updates: the positions of the columns set, in the order of their parameters.
+    let setPositions: [Int]
+    /// For updates and deletes: the key's positions, bound after the set columns.
+    let keyPositions: [Int]
+    /// How many parameters the record's values bind; a `RETURNING` clause's own values follow.
+    let recordParameterCount: Int
+
+    init(_ renderer: SQLRenderer, parameters: [Int32], setPositions: [Int] = [], keyPositions: [Int] = [], recordParameterCount: Int) {
+        sql = renderer.sql
+        self.parameters = parameters
+        self.setPositions = setPositions
+        self.keyPositions = keyPositions
+        self.recordParameterCount = recordParameterCount
+    }
+}
+
+/// A record type's table, columns and key, with the SQL of each write shape rendered once.
+///
+/// A type with declared columns has one layout. An `Encodable` type has one per set of coding
+/// keys its records write, usually one.
+@usableFromInline
+final class RecordLayout: Sendable {
+    let typeName: String
+    @usableFromInline let table: String
+    let columns: [String]
+    @usableFromInline let columnCount: Int
+    let primaryKey: PrimaryKey
+    /// The positions of the key's columns; empty when the record does not encode its whole key.
+    let keyPositions: [Int]
+    /// True when the record's row is found by a key that is a rowid alias, whose value an
+    /// insert hands to `didInsert(rowID:)`.
+    @usableFromInline let hasRowIDKey: Bool
+    /// The plain insert, rendered up front: the write that runs most often.
+    @usableFromInline let insert: WriteSQL
+    private let shapes = Mutex<[WriteShape: WriteSQL]>([:])
+
+    init(typeName: String, table: String, columns: [String], primaryKey: PrimaryKey) throws {
+        guard !columns.isEmpty else { throw PersistenceError.noColumns(type: typeName) }
+        var seen: Set<String> = []
+        for column in columns where !seen.insert(column.lowercased()).inserted {
+            throw PersistenceError.duplicateColumn(type: typeName, column: column)
+        }
+        self.typeName = typeName
+        self.table = table
+        self.columns = columns
+        columnCount = columns.count
+        self.primaryKey = primaryKey
+        let keyPositions = primaryKey.columns.map { Self.position(of: $0, in: columns) }
+        self.keyPositions = keyPositions.contains(nil) ? [] : keyPositions.map { $0! }
+        hasRowIDKey = primaryKey.isRowID && !self.keyPositions.isEmpty
+        insert = Self.renderInsert(table: table, columns: columns)
+    }
+
+    /// The position of a column, matched exactly first and then ignoring case, as SQL does.
+    static func position(of column: String, in columns: [String]) -> Int? {
+        if let index = columns.firstIndex(of: column) { return index }
+        let lowered = column.lowercased()
+        return columns.firstIndex { $0.lowercased() == lowered }
+    }
+
+    /// The key's values in `values`, one per key column.
+    func keyValues(_ values: [SQLiteValue]) -> [SQLiteValue] {
+        keyPositions.map { values[$0] }
+    }
+
+    /// The SQL of `shape`, rendered on first use.
+    func sql(for shape: WriteShape) throws -> WriteSQL {
+        if shape == .insert { return insert }
+        if let cached = shapes.withLock({ $0[shape] }) { return cached }
+        let rendered = try render(shape)
+        // The first one stored wins, so every WriteSQL handed out stays cached (and alive).
+        return shapes.withLock { shapes in
+            if let existing = shapes[shape] { return existing }
+            shapes[shape] = rendered
+            return rendered
+        }
+    }
+
+    // MARK: Rendering
+
+    private static func renderInsert(table: String, columns: [String], returning: String? = nil) -> WriteSQL {
+        var renderer = SQLRenderer()
+        renderInsertPrefix(into: &renderer, table: table, columns: columns)
+        renderReturning(into: &renderer, returning)
+        return WriteSQL(renderer, parameters: [], recordParameterCount: columns.count)
+    }
+
+    private static func renderInsertPrefix(into renderer: inout SQLRenderer, table: String, columns: [String]) {
+        renderer.append("INSERT INTO ")
+        renderer.appendIdentifier(table)
+        renderer.append(" (")
+        appendList(columns, into: &renderer)
+        renderer.append(") VALUES (")
+        for index in columns.indices { renderer.append(index == 0 ? "?" : ", ?") }
+        renderer.append(")")
+    }
+
+    private static func renderReturning(into renderer: inout SQLRenderer, _ returning: String?) {
+        guard let returning else { return }
+        renderer.append(" RETURNING ")
+        renderer.append(returning)
+    }
+
+    private static func appendList(_ names: [String], into renderer: inout SQLRenderer) {
+        for (index, name) in names.enumerated() {
+            if index > 0 { renderer.append(", ") }
+            renderer.appendIdentifier(name)
+        }
+    }
+
+    private func requireKey() throws {
+        if keyPositions.isEmpty {
+            throw PersistenceError.primaryKeyNotEncoded(type: typeName, table: table, key: primaryKey.columns, columns: columns)
+        }
+    }
+
+    private var nonKeyPositions: [Int] { columns.indices.filter { !keyPositions.contains($0) } }
+
+    private func render(_ shape: WriteShape) throws -> WriteSQL {
+        var renderer = SQLRenderer()
+        switch shape.kind {
+        case .insert:
+            return Self.renderInsert(table: table, columns: columns, returning: shape.returning)
+
+        case .upsert:
+            try requireKey()
+            Self.renderInsertPrefix(into: &renderer, table: table, columns: columns)
+            renderer.append(" ON CONFLICT (")
+            Self.appendList(keyPositions.map { columns[$0] }, into: &renderer)
+            renderer.append(") DO UPDATE SET ")
+            let updated = nonKeyPositions
+            if updated.isEmpty {
+                // Only key columns: still an update, so the statement reports the row it found.
+                appendSelfAssignment(into: &renderer)
+            } else {
+                for (index, position) in updated.enumerated() {
+                    if index > 0 { renderer.append(", ") }
+                    renderer.appendIdentifier(columns[position])
+                    renderer.append(" = excluded.")
+                    renderer.appendIdentifier(columns[position])
+                }
+            }
+            Self.renderReturning(into: &renderer, shape.returning)
+            return WriteSQL(renderer, parameters: [], recordParameterCount: columns.count)
+
+        case .update:
+            try requireKey()
+            let set = shape.updated ?? nonKeyPositions
+            renderer.append("UPDATE ")
+            renderer.appendIdentifier(table)
+            renderer.append(" SET ")
+            if set.isEmpty {
+                appendSelfAssignment(into: &renderer)
+            } else {
+                for (index, position) in set.enumerated() {
+                    if index > 0 { renderer.append(", ") }
+                    renderer.appendIdentifier(columns[position])
+                    renderer.append(" = ?")
+                }
+            }
+            appendKeyCondition(into: &renderer)
+            Self.renderReturning(into: &renderer, shape.returning)
+            var parameters = [Int32](repeating: 0, count: columns.count)
+            for (index, position) in keyPositions.enumerated() { parameters[position] = Int32(set.count + index + 1) }
+            // A key column that is also set binds its new value to SET; updateChanges binds the
+            // old key to WHERE itself.
+            for (index, position) in set.enumerated() { parameters[position] = Int32(index + 1) }
+            return WriteSQL(
+                renderer, parameters: parameters, setPositions: set, keyPositions: keyPositions,
+                recordParameterCount: set.count + keyPositions.count)
+
+        case .delete:
+            try requireKey()
+            renderer.append("DELETE FROM ")
+            renderer.appendIdentifier(table)
+            appendKeyCondition(into: &renderer)
+            Self.renderReturning(into: &renderer, shape.returning)
+            var parameters = [Int32](repeating: 0, count: columns.count)
+            for (index, position) in keyPositions.enumerated() { parameters[position] = Int32(index + 1) }
+            return WriteSQL(renderer, parameters: parameters, keyPositions: keyPositions, recordParameterCount: keyPositions.count)
+        }
+    }
+
+    /// `"id" = "id"`: an assignment that changes nothing, for records made only of key columns.
+    private func appendSelfAssignment(into renderer: inout SQLRenderer) {
+        let key = columns[keyPositions[0]]
+        renderer.appendIdentifier(key)
+        renderer.append(" = ")
+        renderer.appendIdentifier(key)
+    }
+
+    private func appendKeyCondition(into renderer: inout SQLRenderer) {
+        renderer.append(" WHERE ")
+        for (index, position) in keyPositions.enumerated() {
+            if index > 0 { renderer.append(" AND ") }
+            renderer.appendIdentifier(columns[position])
+            renderer.append(" = ?")
+        }
+    }
+}
