@@ -49,11 +49,13 @@ extension Database {
     // MARK: Decodable
 
     /// All rows, decoded through `Decodable`: each coding key names a column.
+    @inlinable
     public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
         try cachedStatement(sql).fetchAllDecodable(type, arguments)
     }
 
     /// The first row decoded through `Decodable`, or nil when there is none.
+    @inlinable
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
         try cachedStatement(sql).fetchOneDecodable(type, arguments)
     }
@@ -155,6 +157,7 @@ extension Statement {
     }
 
     /// A decoder for `T` with this statement's plan. Call `finish()` on it when the fetch ends.
+    @usableFromInline
     func decodableDecoder<T: Decodable>(_ type: T.Type) -> RowDecoder {
         let key = ObjectIdentifier(type)
         let plan: RowDecodingPlan
@@ -167,7 +170,9 @@ extension Statement {
         return RowDecoder(statement: self, plan: plan)
     }
 
-    /// All rows, decoded through `Decodable`.
+    /// All rows, decoded through `Decodable`. Inlined, so that the loop and `init(from:)` are
+    /// specialized for `T` in the caller's module.
+    @inlinable
     func fetchAllDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> [T] {
         let decoder = decodableDecoder(type)
         defer { decoder.finish() }
@@ -175,6 +180,7 @@ extension Statement {
     }
 
     /// The first row decoded through `Decodable`, or nil.
+    @inlinable
     func fetchOneDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> T? {
         let decoder = decodableDecoder(type)
         defer { decoder.finish() }
