@@ -156,6 +156,27 @@ extension Statement {
         return try decode(Row(statement: self))
     }
 
+    /// ``fetchAll(_:_:decode:)`` with the arguments already bound.
+    @inlinable @inline(__always)
+    func fetchAllBound<T>(decode: (Row) throws -> T) throws -> [T] {
+        defer { reset() }
+        var result: [T] = []
+        var row = Row(statement: self)
+        while try step() {
+            row.advance()
+            result.append(try decode(row))
+        }
+        return result
+    }
+
+    /// ``fetchOne(_:_:decode:)`` with the arguments already bound.
+    @inlinable @inline(__always)
+    func fetchOneBound<T>(decode: (Row) throws -> T) throws -> T? {
+        defer { reset() }
+        guard try step() else { return nil }
+        return try decode(Row(statement: self))
+    }
+
     /// A decoder for `T` with this statement's plan. Call `finish()` on it when the fetch ends.
     @usableFromInline
     func decodableDecoder<T: Decodable>(_ type: T.Type) -> RowDecoder {
@@ -174,17 +195,31 @@ extension Statement {
     /// specialized for `T` in the caller's module.
     @inlinable
     func fetchAllDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> [T] {
-        let decoder = decodableDecoder(type)
-        defer { decoder.finish() }
-        return try fetchAll(type, arguments) { try decoder.decode(T.self, row: $0) }
+        precondition(!isBusy, "this statement is being iterated by a cursor")
+        try bind(arguments)
+        return try fetchAllDecodableBound(type)
     }
 
     /// The first row decoded through `Decodable`, or nil.
     @inlinable
     func fetchOneDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> T? {
+        precondition(!isBusy, "this statement is being iterated by a cursor")
+        try bind(arguments)
+        return try fetchOneDecodableBound(type)
+    }
+
+    @inlinable
+    func fetchAllDecodableBound<T: Decodable>(_ type: T.Type) throws -> [T] {
         let decoder = decodableDecoder(type)
         defer { decoder.finish() }
-        return try fetchOne(type, arguments) { try decoder.decode(T.self, row: $0) }
+        return try fetchAllBound { try decoder.decode(T.self, row: $0) }
+    }
+
+    @inlinable
+    func fetchOneDecodableBound<T: Decodable>(_ type: T.Type) throws -> T? {
+        let decoder = decodableDecoder(type)
+        defer { decoder.finish() }
+        return try fetchOneBound { try decoder.decode(T.self, row: $0) }
     }
 
     /// The first column, converted; NULL gives nil.
