@@ -92,10 +92,14 @@ final class RowDecoder: Decoder {
     private let generationPointer: UnsafeMutablePointer<UInt64>
     // Only used on the connection's thread, one row at a time.
     @exclusivity(unchecked) private var generation: UInt64
-    /// The boxes of the keyed containers handed out, by key type: `KeyedDecodingContainer` is a
-    /// single reference to its box, and building one anew costs an allocation and two generic
-    /// metadata lookups per row.
-    @exclusivity(unchecked) private var containers: [(keyType: ObjectIdentifier, box: AnyObject)] = []
+    /// The keyed containers handed out, by key type: the container's box, and a vendor that
+    /// returns it typed (see ``ContainerVendor``). Building a container anew would cost an
+    /// allocation and generic metadata lookups on every row.
+    @exclusivity(unchecked) private var containers: [(keyType: ObjectIdentifier, box: AnyObject, vendor: AnyObject)] = []
+    /// The first container's key type and vendor, which `containers` keeps alive, as plain
+    /// fields: nearly every row asks for this one, and reading it costs no reference count.
+    @exclusivity(unchecked) private var firstKeyType: ObjectIdentifier?
+    @exclusivity(unchecked) private var firstVendor: Unmanaged<AnyObject>?
     @usableFromInline var codingPath: [any CodingKey] { [] }
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -135,14 +139,26 @@ final class RowDecoder: Decoder {
         plan.index(for: key, statement: statement)
     }
 
-    /// Column `index` converted to `T`, read straight from the statement.
+    /// Column `index` converted to `T`, read straight from the statement; nil when the value
+    /// does not convert.
     @inline(__always)
-    func value<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+    func read<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) -> T? {
         precondition(
             generationPointer.pointee == generation,
             "A Row read from a statement was used after the fetch moved on; keep rows with row.copy()")
-        if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
-        throw row.decodingError(T.self, index: index, value: statement.value(at: index))
+        return T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
+    }
+
+    /// Column `index` converted to `T`, or an error that names the column and what it holds.
+    func value<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        guard let value = read(type, at: index) else { throw readError(type, at: index) }
+        return value
+    }
+
+    // Kept out of line, so the decoding functions stay small.
+    @inline(never)
+    func readError(_ type: Any.Type, at index: Int) -> RowDecodingError {
+        row.decodingError(type, index: index, value: statement.value(at: index))
     }
 
     func isNull(at index: Int) -> Bool {
@@ -152,18 +168,26 @@ final class RowDecoder: Decoder {
     @usableFromInline
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let keyType = ObjectIdentifier(Key.self)
-        var index = 0
-        while index < containers.count {
-            if containers[index].keyType == keyType {
-                return unsafeBitCast(containers[index].box, to: KeyedDecodingContainer<Key>.self)
+        if firstKeyType == keyType, let firstVendor {
+            // The vendor was made for this key type below.
+            return firstVendor._withUnsafeGuaranteedRef {
+                unsafeDowncast($0, to: ContainerVendor<KeyedDecodingContainer<Key>>.self).container()
             }
-            index += 1
+        }
+        for entry in containers where entry.keyType == keyType {
+            return unsafeDowncast(entry.vendor, to: ContainerVendor<KeyedDecodingContainer<Key>>.self).container()
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
         precondition(
             MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
             "KeyedDecodingContainer is expected to be a single reference to its box")
-        containers.append((keyType, unsafeBitCast(container, to: AnyObject.self)))
+        let box = unsafeBitCast(container, to: AnyObject.self)
+        let vendor = ContainerVendor<KeyedDecodingContainer<Key>>(box: box)
+        if containers.isEmpty {
+            firstKeyType = keyType
+            firstVendor = .passUnretained(vendor)
+        }
+        containers.append((keyType, box, vendor))
         return container
     }
 
@@ -195,6 +219,27 @@ final class RowDecoder: Decoder {
     }
 }
 
+/// Returns a keyed container, from its box, as a value of type `Container`.
+///
+/// A decoder's `container(keyedBy:)` is generic over the key type only, so returning a
+/// `KeyedDecodingContainer<Key>` there makes the runtime look up that type's metadata in a
+/// global table, on every row. Here the container type is the class's own generic parameter,
+/// whose metadata comes with the instance, so handing out the container costs no lookup.
+final class ContainerVendor<Container> {
+    /// Kept alive by the decoder that made the vendor, which holds the box as long as it holds this.
+    unowned(unsafe) let box: AnyObject
+
+    init(box: AnyObject) {
+        self.box = box
+    }
+
+    // Inlined into a caller generic over the key type, the cast would look the metadata up again.
+    @inline(never)
+    func container() -> Container {
+        unsafeBitCast(box, to: Container.self)
+    }
+}
+
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Not reference counted: the standard library copies the container out of its box for
     /// every field decoded, and counting would cost more than reading the column. The decoder
@@ -223,6 +268,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return index
     }
 
+    @inline(never)
     private func columnNotFound(_ key: Key, _ type: Any.Type) -> RowDecodingError {
         RowDecodingError(
             column: key.stringValue, index: nil, expectedType: "\(type)",
@@ -241,7 +287,8 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func value<T: SQLiteValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
         try withDecoder { decoder in
             guard let index = decoder.column(for: key) else { throw columnNotFound(key, T.self) }
-            return try decoder.value(type, at: index)
+            guard let value = decoder.read(type, at: index) else { throw decoder.readError(T.self, at: index) }
+            return value
         }
     }
 
@@ -249,7 +296,8 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func optionalValue<T: SQLiteValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
         try withDecoder { decoder in
             guard let index = decoder.column(for: key) else { return nil }
-            return try decoder.value(T?.self, at: index)
+            guard let value = decoder.read(T?.self, at: index) else { throw decoder.readError(T?.self, at: index) }
+            return value
         }
     }
 
