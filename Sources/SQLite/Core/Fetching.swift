@@ -136,14 +136,7 @@ extension Statement {
     public func fetchAll<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> [T] {
         precondition(!isBusy, "this statement is being iterated by a cursor")
         try bind(arguments)
-        defer { reset() }
-        var result: [T] = []
-        var row = Row(statement: self)
-        while try step() {
-            row.advance()
-            result.append(try decode(row))
-        }
-        return result
+        return try fetchAllBound(decode: decode)
     }
 
     /// Runs the statement and decodes the first row with `decode`, or returns nil when there is none.
@@ -151,9 +144,7 @@ extension Statement {
     public func fetchOne<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> T? {
         precondition(!isBusy, "this statement is being iterated by a cursor")
         try bind(arguments)
-        defer { reset() }
-        guard try step() else { return nil }
-        return try decode(Row(statement: self))
+        return try fetchOneBound(decode: decode)
     }
 
     /// ``fetchAll(_:_:decode:)`` with the arguments already bound.
@@ -208,6 +199,7 @@ extension Statement {
         return try fetchOneDecodableBound(type)
     }
 
+    /// ``fetchAllDecodable(_:_:)`` with the arguments already bound.
     @inlinable
     func fetchAllDecodableBound<T: Decodable>(_ type: T.Type) throws -> [T] {
         let decoder = decodableDecoder(type)
@@ -215,6 +207,7 @@ extension Statement {
         return try fetchAllBound { try decoder.decode(T.self, row: $0) }
     }
 
+    /// ``fetchOneDecodable(_:_:)`` with the arguments already bound.
     @inlinable
     func fetchOneDecodableBound<T: Decodable>(_ type: T.Type) throws -> T? {
         let decoder = decodableDecoder(type)

@@ -23,16 +23,6 @@ struct SQLFragment: Hashable, Sendable {
         self.segments = segments
     }
 
-    /// How many values the fragment binds.
-    @usableFromInline
-    var bindingCount: Int {
-        var count = 0
-        for segment in segments {
-            if case .binding = segment { count += 1 }
-        }
-        return count
-    }
-
     /// The identifiers the fragment mentions, for schema checks.
     var identifiers: [String] {
         segments.compactMap { segment in
