@@ -48,7 +48,12 @@ public final class Database {
     public let configuration: Configuration
 
     private var statementCache: [String: Statement] = [:]
-    @usableFromInline var lastStatement: Statement?
+    // A connection is used by one thread at a time, so the statements it hands out need no
+    // dynamic exclusivity checks, which would cost more than the cache lookup itself.
+    @usableFromInline @exclusivity(unchecked) var lastStatement: Statement?
+    /// Where query-builder requests render, kept so that rendering allocates nothing. Only used
+    /// on the connection's thread, by one request at a time.
+    let renderer = SQLRenderer(capacity: 256)
     private var useCounter: UInt64 = 0
     private var savepointDepth = 0
     let tracker = ChangeTracker()
@@ -235,12 +240,21 @@ public final class Database {
 
     /// A cached statement for SQL given as UTF-8 bytes. When they match the last statement used,
     /// as they do when a query builder request runs again with other values, no `String` is made.
-    @inlinable
     public func cachedStatement(utf8 sql: [UInt8]) throws -> Statement {
-        if let last = lastStatement, !last.isBusy, last.sqlUTF8 == sql {
+        try sql.withUnsafeBytes { try cachedStatement(utf8: $0) }
+    }
+
+    func cachedStatement(utf8 sql: UnsafeRawBufferPointer) throws -> Statement {
+        if let last = lastStatement, !last.isBusy, Self.equal(last.sqlUTF8, sql) {
             return last
         }
         return try cachedStatementSlowPath(String(decoding: sql, as: UTF8.self))
+    }
+
+    private static func equal(_ bytes: [UInt8], _ other: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let otherBase = other.baseAddress, other.count > 0 else { return true }
+        return bytes.withUnsafeBytes { memcmp($0.baseAddress!, otherBase, other.count) == 0 }
     }
 
     @usableFromInline

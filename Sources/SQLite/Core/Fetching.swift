@@ -49,11 +49,13 @@ extension Database {
     // MARK: Decodable
 
     /// All rows, decoded through `Decodable`: each coding key names a column.
+    @inlinable
     public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
         try cachedStatement(sql).fetchAllDecodable(type, arguments)
     }
 
     /// The first row decoded through `Decodable`, or nil when there is none.
+    @inlinable
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
         try cachedStatement(sql).fetchOneDecodable(type, arguments)
     }
@@ -134,6 +136,20 @@ extension Statement {
     public func fetchAll<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> [T] {
         precondition(!isBusy, "this statement is being iterated by a cursor")
         try bind(arguments)
+        return try fetchAllBound(decode: decode)
+    }
+
+    /// Runs the statement and decodes the first row with `decode`, or returns nil when there is none.
+    @inlinable
+    public func fetchOne<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> T? {
+        precondition(!isBusy, "this statement is being iterated by a cursor")
+        try bind(arguments)
+        return try fetchOneBound(decode: decode)
+    }
+
+    /// ``fetchAll(_:_:decode:)`` with the arguments already bound.
+    @inlinable @inline(__always)
+    func fetchAllBound<T>(decode: (Row) throws -> T) throws -> [T] {
         defer { reset() }
         var result: [T] = []
         var row = Row(statement: self)
@@ -144,17 +160,16 @@ extension Statement {
         return result
     }
 
-    /// Runs the statement and decodes the first row with `decode`, or returns nil when there is none.
-    @inlinable
-    public func fetchOne<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> T? {
-        precondition(!isBusy, "this statement is being iterated by a cursor")
-        try bind(arguments)
+    /// ``fetchOne(_:_:decode:)`` with the arguments already bound.
+    @inlinable @inline(__always)
+    func fetchOneBound<T>(decode: (Row) throws -> T) throws -> T? {
         defer { reset() }
         guard try step() else { return nil }
         return try decode(Row(statement: self))
     }
 
     /// A decoder for `T` with this statement's plan. Call `finish()` on it when the fetch ends.
+    @usableFromInline
     func decodableDecoder<T: Decodable>(_ type: T.Type) -> RowDecoder {
         let key = ObjectIdentifier(type)
         let plan: RowDecodingPlan
@@ -167,18 +182,37 @@ extension Statement {
         return RowDecoder(statement: self, plan: plan)
     }
 
-    /// All rows, decoded through `Decodable`.
+    /// All rows, decoded through `Decodable`. Inlined, so that the loop and `init(from:)` are
+    /// specialized for `T` in the caller's module.
+    @inlinable
     func fetchAllDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> [T] {
-        let decoder = decodableDecoder(type)
-        defer { decoder.finish() }
-        return try fetchAll(type, arguments) { try decoder.decode(T.self, row: $0) }
+        precondition(!isBusy, "this statement is being iterated by a cursor")
+        try bind(arguments)
+        return try fetchAllDecodableBound(type)
     }
 
     /// The first row decoded through `Decodable`, or nil.
+    @inlinable
     func fetchOneDecodable<T: Decodable>(_ type: T.Type, _ arguments: [SQLiteValue]) throws -> T? {
+        precondition(!isBusy, "this statement is being iterated by a cursor")
+        try bind(arguments)
+        return try fetchOneDecodableBound(type)
+    }
+
+    /// ``fetchAllDecodable(_:_:)`` with the arguments already bound.
+    @inlinable
+    func fetchAllDecodableBound<T: Decodable>(_ type: T.Type) throws -> [T] {
         let decoder = decodableDecoder(type)
         defer { decoder.finish() }
-        return try fetchOne(type, arguments) { try decoder.decode(T.self, row: $0) }
+        return try fetchAllBound { try decoder.decode(T.self, row: $0) }
+    }
+
+    /// ``fetchOneDecodable(_:_:)`` with the arguments already bound.
+    @inlinable
+    func fetchOneDecodableBound<T: Decodable>(_ type: T.Type) throws -> T? {
+        let decoder = decodableDecoder(type)
+        defer { decoder.finish() }
+        return try fetchOneBound { try decoder.decode(T.self, row: $0) }
     }
 
     /// The first column, converted; NULL gives nil.

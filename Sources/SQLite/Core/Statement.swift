@@ -19,7 +19,7 @@ public final class Statement {
     public let sql: String
     /// The SQL text's UTF-8 bytes, so a caller that renders SQL to bytes can find its cached
     /// statement without making a `String`.
-    @usableFromInline let sqlUTF8: [UInt8]
+    let sqlUTF8: [UInt8]
     /// How many `?`, `?NNN`, `:name`, `@name` or `$name` parameters the statement takes.
     public let parameterCount: Int
     /// How many columns each row has.

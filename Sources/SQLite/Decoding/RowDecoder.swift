@@ -3,50 +3,88 @@ import Foundation
 /// Resolves a `Decodable` type's coding keys to column indexes once per statement.
 ///
 /// Synthesized `init(from:)` asks for keys in the same order on every row, so the plan learns
-/// that order on the first row and afterwards matches each key with one string comparison
-/// instead of a dictionary lookup. A statement keeps one plan per type.
+/// that order on the first row. Afterwards a key is matched by its type and its bits: a
+/// synthesized `CodingKeys` enum is a plain value of at most 8 bytes, so matching it costs two
+/// integer comparisons and no `String`. Other keys are matched by their `stringValue`. A
+/// statement keeps one plan per decoded type.
+@usableFromInline
 final class RowDecodingPlan {
+    struct Entry {
+        var keyType: ObjectIdentifier
+        /// The key's bits, for keys that are plain values of at most 8 bytes.
+        var bits: UInt64?
+        var index: Int?
+    }
+
     // Only ever used on the connection's thread, one row at a time; dynamic exclusivity checks
     // on these would cost more than the lookups they guard.
-    @exclusivity(unchecked) private var keys: [String] = []
-    @exclusivity(unchecked) private var indexes: [Int?] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var names: [String] = []
     @exclusivity(unchecked) private var position = 0
+
+    @usableFromInline init() {}
 
     func startRow() { position = 0 }
 
     @inline(__always)
-    func index(for key: String, statement: Statement) -> Int? {
+    func index<Key: CodingKey>(for key: Key, statement: Statement) -> Int? {
         let position = self.position
-        if position < keys.count, keys[position] == key {
-            self.position = position + 1
-            return indexes[position]
+        if position < entries.count {
+            let entry = entries[position]
+            if entry.keyType == ObjectIdentifier(Key.self), let bits = entry.bits, bits == Self.bits(of: key) {
+                self.position = position + 1
+                return entry.index
+            }
         }
         return slowIndex(for: key, statement: statement)
     }
 
-    private func slowIndex(for key: String, statement: Statement) -> Int? {
-        // `decodeIfPresent` asks for the same key more than once in a row.
-        if position > 0, keys[position - 1] == key {
-            return indexes[position - 1]
+    private func slowIndex<Key: CodingKey>(for key: Key, statement: Statement) -> Int? {
+        let name = key.stringValue
+        if position < entries.count, names[position] == name {
+            position += 1
+            return entries[position - 1].index
         }
-        let index = statement.columnIndex(named: key)
-        if position == keys.count {
-            keys.append(key)
-            indexes.append(index)
+        // `decodeIfPresent` and `contains` followed by `decode` ask for the same key twice.
+        if position > 0, names[position - 1] == name {
+            return entries[position - 1].index
+        }
+        let index = statement.columnIndex(named: name)
+        if position == entries.count {
+            entries.append(Entry(keyType: ObjectIdentifier(Key.self), bits: Self.bits(of: key), index: index))
+            names.append(name)
             position += 1
         }
         return index
+    }
+
+    /// The bits of a key whose type holds no references and is 0, 1, 2, 4 or 8 bytes long, or
+    /// nil. Equal bits then mean an equal key, hence the same `stringValue`; padding can only
+    /// make equal keys look different, which falls back to comparing names.
+    @inline(__always)
+    static func bits<Key: CodingKey>(of key: Key) -> UInt64? {
+        guard _isPOD(Key.self) else { return nil }
+        switch MemoryLayout<Key>.size {
+        case 0: return 0
+        case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
+        case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
+        case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))
+        case 8: return unsafeBitCast(key, to: UInt64.self)
+        default: return nil
+        }
     }
 }
 
 /// Decodes `Decodable` values from the rows of one fetch: each coding key names a column.
 ///
 /// One decoder serves the whole fetch and moves along the statement with it. It keeps the raw
-/// statement handle and step generation as plain fields, so decoding a field costs no reference
-/// counting, and a row allocates nothing but the keyed container's box.
+/// statement handle and step generation as plain fields, and hands out one keyed container per
+/// key type for the whole fetch, so decoding a row allocates nothing and decoding a field costs
+/// no reference counting.
 ///
 /// Dates, UUIDs, `Data` and every ``SQLiteValueConvertible`` type decode from their column with
 /// the package's own conversions; other nested values decode from JSON text.
+@usableFromInline
 final class RowDecoder: Decoder {
     let statement: Statement
     let plan: RowDecodingPlan
@@ -54,14 +92,18 @@ final class RowDecoder: Decoder {
     private let generationPointer: UnsafeMutablePointer<UInt64>
     // Only used on the connection's thread, one row at a time.
     @exclusivity(unchecked) private var generation: UInt64
-    /// The keyed container of the last row, reused for the next: it only points back at this
-    /// decoder, so every row of a type gets the same one, and building it anew costs a box
-    /// allocation and two generic metadata lookups per row.
-    @exclusivity(unchecked) private var cachedKeyType: Any.Type?
-    @exclusivity(unchecked) private var cachedContainer: AnyObject?
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The keyed containers handed out, by key type: the container's box, and a vendor that
+    /// returns it typed (see ``ContainerVendor``). Building a container anew would cost an
+    /// allocation and generic metadata lookups on every row.
+    @exclusivity(unchecked) private var containers: [(keyType: ObjectIdentifier, box: AnyObject, vendor: AnyObject)] = []
+    /// The first container's key type and vendor, which `containers` keeps alive, as plain
+    /// fields: nearly every row asks for this one, and reading it costs no reference count.
+    @exclusivity(unchecked) private var firstKeyType: ObjectIdentifier?
+    @exclusivity(unchecked) private var firstVendor: Unmanaged<AnyObject>?
+    @usableFromInline var codingPath: [any CodingKey] { [] }
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    @usableFromInline
     init(statement: Statement, plan: RowDecodingPlan) {
         self.statement = statement
         self.plan = plan
@@ -78,78 +120,163 @@ final class RowDecoder: Decoder {
     }
 
     /// Decodes `row`, which must come from the decoder's statement.
+    @inlinable
     func decode<T: Decodable>(_ type: T.Type, row: Row) throws -> T {
+        moveTo(row)
+        return try T(from: self)
+    }
+
+    @usableFromInline
+    func moveTo(_ row: Row) {
         precondition(row.handle == handle, "a RowDecoder decodes rows of its own statement")
         generation = row.generation
         plan.startRow()
-        return try T(from: self)
     }
 
     /// The column of a coding key, or nil when the row has no such column.
     @inline(__always)
-    func column(for key: String) -> Int? {
+    func column<Key: CodingKey>(for key: Key) -> Int? {
         plan.index(for: key, statement: statement)
     }
 
-    /// Column `index` converted to `T`, read straight from the statement.
+    /// Column `index` converted to `T`, read straight from the statement; nil when the value
+    /// does not convert.
     @inline(__always)
-    func value<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+    func read<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) -> T? {
         precondition(
             generationPointer.pointee == generation,
             "A Row read from a statement was used after the fetch moved on; keep rows with row.copy()")
-        if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
-        throw row.decodingError(T.self, index: index, value: statement.value(at: index))
+        return T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
+    }
+
+    /// Column `index` converted to `T`, or an error that names the column and what it holds.
+    func value<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        guard let value = read(type, at: index) else { throw readError(type, at: index) }
+        return value
+    }
+
+    // Kept out of line, so the decoding functions stay small.
+    @inline(never)
+    func readError(_ type: Any.Type, at index: Int) -> RowDecodingError {
+        row.decodingError(type, index: index, value: statement.value(at: index))
     }
 
     func isNull(at index: Int) -> Bool {
         statement.isNull(at: index)
     }
 
+    @usableFromInline
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if let cachedContainer, cachedKeyType == Key.self {
-            // KeyedDecodingContainer is a single reference to its box.
-            return unsafeBitCast(cachedContainer, to: KeyedDecodingContainer<Key>.self)
+        let keyType = ObjectIdentifier(Key.self)
+        if firstKeyType == keyType, let firstVendor {
+            // The vendor was made for this key type below.
+            return firstVendor._withUnsafeGuaranteedRef {
+                unsafeDowncast($0, to: ContainerVendor<KeyedDecodingContainer<Key>>.self).container()
+            }
+        }
+        for entry in containers where entry.keyType == keyType {
+            return unsafeDowncast(entry.vendor, to: ContainerVendor<KeyedDecodingContainer<Key>>.self).container()
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
-        if MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
-            cachedContainer = unsafeBitCast(container, to: AnyObject.self)
-            cachedKeyType = Key.self
+        precondition(
+            MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
+            "KeyedDecodingContainer is expected to be a single reference to its box")
+        let box = unsafeBitCast(container, to: AnyObject.self)
+        let vendor = ContainerVendor<KeyedDecodingContainer<Key>>(box: box)
+        if containers.isEmpty {
+            firstKeyType = keyType
+            firstVendor = .passUnretained(vendor)
         }
+        containers.append((keyType, box, vendor))
         return container
     }
 
-    /// Drops the cached container, which points back at the decoder: call when the fetch ends.
+    /// Ends the fetch. Keyed containers point at their decoder without a reference count (see
+    /// ``RowKeyedContainer``); a container that user code kept past its `init(from:)` would
+    /// outlive the decoder, so when one is still referenced from elsewhere, the decoder stays
+    /// alive for good, and reading from that container traps as any stale row does.
+    @usableFromInline
     func finish() {
-        cachedContainer = nil
-        cachedKeyType = nil
+        var index = 0
+        while index < containers.count {
+            if !isKnownUniquelyReferenced(&containers[index].box) {
+                _ = Unmanaged.passRetained(self)
+                return
+            }
+            index += 1
+        }
     }
 
+    @usableFromInline
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
             [Any].self, .init(codingPath: [], debugDescription: "a row decodes as a keyed container, not an array"))
     }
 
+    @usableFromInline
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         ColumnDecoder(row: row, index: 0, key: nil)
     }
 }
 
+/// Returns a keyed container, from its box, as a value of type `Container`.
+///
+/// A decoder's `container(keyedBy:)` is generic over the key type only, so returning a
+/// `KeyedDecodingContainer<Key>` there makes the runtime look up that type's metadata in a
+/// global table, on every row. Here the container type is the class's own generic parameter,
+/// whose metadata comes with the instance, so handing out the container costs no lookup.
+final class ContainerVendor<Container> {
+    /// Kept alive by the decoder that made the vendor, which holds the box as long as it holds this.
+    unowned(unsafe) let box: AnyObject
+
+    init(box: AnyObject) {
+        self.box = box
+    }
+
+    // Inlined into a caller generic over the key type, the cast would look the metadata up again.
+    @inline(never)
+    func container() -> Container {
+        unsafeBitCast(box, to: Container.self)
+    }
+}
+
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder
+    /// Not reference counted: the standard library copies the container out of its box for
+    /// every field decoded, and counting would cost more than reading the column. The decoder
+    /// outlives the container, because it keeps every container it hands out and
+    /// ``RowDecoder/finish()`` keeps it alive when one escapes the fetch.
+    private let unmanagedDecoder: Unmanaged<RowDecoder>
+
+    init(decoder: RowDecoder) {
+        unmanagedDecoder = .passUnretained(decoder)
+    }
+
+    /// The decoder, borrowed for the duration of `body` without a reference count.
+    @inline(__always)
+    private func withDecoder<Result>(_ body: (RowDecoder) throws -> Result) rethrows -> Result {
+        try unmanagedDecoder._withUnsafeGuaranteedRef(body)
+    }
+
+    private var decoder: RowDecoder { unmanagedDecoder.takeUnretainedValue() }
+
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { decoder.statement.columnNames.compactMap { Key(stringValue: $0) } }
 
+    @inline(__always)
     private func index(_ key: Key, _ type: Any.Type) throws -> Int {
-        guard let index = decoder.column(for: key.stringValue) else {
-            throw RowDecodingError(
-                column: key.stringValue, index: nil, expectedType: "\(type)",
-                reason: .columnNotFound(available: decoder.statement.columnNames), sql: decoder.statement.sql)
-        }
+        guard let index = withDecoder({ $0.column(for: key) }) else { throw columnNotFound(key, type) }
         return index
     }
 
+    @inline(never)
+    private func columnNotFound(_ key: Key, _ type: Any.Type) -> RowDecodingError {
+        RowDecodingError(
+            column: key.stringValue, index: nil, expectedType: "\(type)",
+            reason: .columnNotFound(available: decoder.statement.columnNames), sql: decoder.statement.sql)
+    }
+
     func contains(_ key: Key) -> Bool {
-        decoder.column(for: key.stringValue) != nil
+        decoder.column(for: key) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -158,13 +285,20 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func value<T: SQLiteValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
-        try decoder.value(type, at: index(key, T.self))
+        try withDecoder { decoder in
+            guard let index = decoder.column(for: key) else { throw columnNotFound(key, T.self) }
+            guard let value = decoder.read(type, at: index) else { throw decoder.readError(T.self, at: index) }
+            return value
+        }
     }
 
     @inline(__always)
     private func optionalValue<T: SQLiteValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let index = decoder.column(for: key.stringValue) else { return nil }
-        return try decoder.value(T?.self, at: index)
+        try withDecoder { decoder in
+            guard let index = decoder.column(for: key) else { return nil }
+            guard let value = decoder.read(T?.self, at: index) else { throw decoder.readError(T?.self, at: index) }
+            return value
+        }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(type, key) }
@@ -203,7 +337,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = decoder.column(for: key.stringValue) else { return nil }
+        guard let index = decoder.column(for: key) else { return nil }
         if decoder.isNull(at: index) { return nil }
         return try ColumnDecoder(row: decoder.row, index: index, key: key).decode(type)
     }

@@ -19,6 +19,6 @@ public struct Column: Hashable, Sendable, SQLExpressible {
 
     @inlinable
     public var sqlExpression: SQLExpression {
-        SQLExpression(SQLFragment([.identifier(name)]), precedence: .atom)
+        SQLExpression(.column(name))
     }
 }

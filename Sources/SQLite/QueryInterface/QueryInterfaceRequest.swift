@@ -18,19 +18,15 @@
 /// `RowDecoder` is how rows decode: the record type for `Item.all()`, ``Row`` for
 /// ``Table/all()``.
 public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
+    @usableFromInline var select: SQLSelect
+
     /// The table the request reads, unquoted.
-    public let tableName: String
-    /// Selected expressions; empty selects `*`.
-    @usableFromInline var selection: [SQLExpression] = []
-    /// The filters so far, ANDed.
-    @usableFromInline var predicate: SQLExpression?
-    @usableFromInline var orderings: [SQLOrdering] = []
-    @usableFromInline var limitCount: Int?
-    @usableFromInline var offsetCount: Int?
+    public var tableName: String { select.tableName }
 
     /// A request for every row of `tableName`.
+    @inlinable
     public init(tableName: String) {
-        self.tableName = tableName
+        select = SQLSelect(tableName: tableName)
     }
 
     // MARK: Refining
@@ -41,15 +37,14 @@ public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
     /// Item.all().filter(Column("title").contains(search) || Column("note").contains(search))
     /// ```
     @inlinable
-    public func filter(_ predicate: some SQLExpressible) -> Self {
-        var request = self
+    public consuming func filter(_ predicate: some SQLExpressible) -> Self {
         let expression = predicate.sqlExpression
-        if let existing = request.predicate {
-            request.predicate = SQLExpression.connective(existing, expression, .and)
+        if let existing = select.predicate {
+            select.predicate = SQLExpression.connective(existing, expression, .and)
         } else {
-            request.predicate = expression
+            select.predicate = expression
         }
-        return request
+        return self
     }
 
     /// Sorts by these terms, replacing any earlier sort. Columns and expressions sort ascending.
@@ -65,19 +60,17 @@ public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
 
     /// Sorts by these terms, replacing any earlier sort.
     @inlinable
-    public func sort(_ orderings: [any SQLOrderingTerm]) -> Self {
-        var request = self
-        request.orderings = orderings.map(\.sqlOrdering)
-        return request
+    public consuming func sort(_ orderings: [any SQLOrderingTerm]) -> Self {
+        select.orderings = orderings.map(\.sqlOrdering)
+        return self
     }
 
     /// At most `limit` rows, after skipping `offset` rows when given. Both are bound values.
     @inlinable
-    public func limit(_ limit: Int, offset: Int? = nil) -> Self {
-        var request = self
-        request.limitCount = limit
-        request.offsetCount = offset
-        return request
+    public consuming func limit(_ limit: Int, offset: Int? = nil) -> Self {
+        select.limit = limit
+        select.offset = offset
+        return self
     }
 
     /// Selects these columns or expressions instead of `*`, replacing any earlier selection.
@@ -93,10 +86,9 @@ public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
     }
 
     /// Selects these columns or expressions instead of `*`.
-    public func select(_ columns: [any SQLExpressible]) -> Self {
-        var request = self
-        request.selection = columns.map(\.sqlExpression)
-        return request
+    public consuming func select(_ columns: [any SQLExpressible]) -> Self {
+        select.selection = columns.map(\.sqlExpression)
+        return self
     }
 
     /// The same query, decoding rows as `type`.
@@ -106,11 +98,7 @@ public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
     /// ```
     public func asRequest<T>(of type: T.Type) -> QueryInterfaceRequest<T> {
         var request = QueryInterfaceRequest<T>(tableName: tableName)
-        request.selection = selection
-        request.predicate = predicate
-        request.orderings = orderings
-        request.limitCount = limitCount
-        request.offsetCount = offsetCount
+        request.select = select
         return request
     }
 
@@ -124,90 +112,15 @@ public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
 
     /// Every name the request uses: the table, then each column it mentions.
     var identifiers: (table: String, columns: [String]) {
-        var columns: [String] = []
-        for expression in selection { columns += expression.fragment.identifiers }
-        if let predicate { columns += predicate.fragment.identifiers }
-        for ordering in orderings { columns += ordering.expression.fragment.identifiers }
-        return (tableName, columns)
+        (tableName, select.columnNames)
     }
 
-    @usableFromInline
-    enum Rendering {
-        /// The request as written.
-        case all
-        /// The first row only: `LIMIT 1` unless the request has its own limit.
-        case one
-        /// `SELECT count(*)` of the rows the request would return.
-        case count
-    }
-
-    /// The only place requests become SQL.
-    @usableFromInline
-    func render(_ rendering: Rendering) -> SQLRenderer {
-        var bindings = (predicate?.fragment.bindingCount ?? 0) + (limitCount == nil ? 0 : 2)
-        for expression in selection { bindings += expression.fragment.bindingCount }
-        for ordering in orderings { bindings += ordering.expression.fragment.bindingCount }
-        var renderer = SQLRenderer(argumentCapacity: bindings)
-        if rendering == .count {
-            if limitCount != nil {
-                // LIMIT and OFFSET apply to the rows, so count the limited rows themselves.
-                renderer.append("SELECT count(*) FROM (")
-                renderSelect(into: &renderer, withOrdering: true)
-                renderLimit(into: &renderer, one: false)
-                renderer.append(")")
-            } else {
-                renderer.append("SELECT count(*) FROM ")
-                renderer.appendIdentifier(tableName)
-                renderWhere(into: &renderer)
-            }
-            return renderer
-        }
-        renderSelect(into: &renderer, withOrdering: true)
-        renderLimit(into: &renderer, one: rendering == .one)
+    /// The request's SQL and arguments, for logs and tests; fetches render into the
+    /// connection's buffers instead.
+    func render(_ rendering: SQLSelect.Rendering) -> SQLRenderer {
+        let renderer = SQLRenderer()
+        select.render(rendering, into: renderer)
         return renderer
-    }
-
-    private func renderSelect(into renderer: inout SQLRenderer, withOrdering: Bool) {
-        renderer.append("SELECT ")
-        if selection.isEmpty {
-            renderer.append("*")
-        } else {
-            for (index, expression) in selection.enumerated() {
-                if index > 0 { renderer.append(", ") }
-                renderer.append(expression.fragment)
-            }
-        }
-        renderer.append(" FROM ")
-        renderer.appendIdentifier(tableName)
-        renderWhere(into: &renderer)
-        if withOrdering && !orderings.isEmpty {
-            renderer.append(" ORDER BY ")
-            for (index, ordering) in orderings.enumerated() {
-                if index > 0 { renderer.append(", ") }
-                ordering.render(into: &renderer)
-            }
-        }
-    }
-
-    private func renderWhere(into renderer: inout SQLRenderer) {
-        if let predicate {
-            renderer.append(" WHERE ")
-            renderer.append(predicate.fragment)
-        }
-    }
-
-    private func renderLimit(into renderer: inout SQLRenderer, one: Bool) {
-        if let limitCount {
-            renderer.append(" LIMIT ")
-            renderer.appendBinding(.integer(Int64(limitCount)))
-            if let offsetCount {
-                renderer.append(" OFFSET ")
-                renderer.appendBinding(.integer(Int64(offsetCount)))
-            }
-        } else if one {
-            // A constant, not a value: it keeps the SQL text of every fetchOne of a shape equal.
-            renderer.append(" LIMIT 1")
-        }
     }
 }
 

@@ -35,13 +35,48 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         case atom
     }
 
-    @usableFromInline var fragment: SQLFragment
-    @usableFromInline var precedence: Precedence
+    /// How an expression is stored. The two shapes nearly every filter and sort is made of, a
+    /// column and a column compared with a value, are kept inline, so that building them
+    /// allocates nothing; anything else is a list of segments.
+    @usableFromInline
+    enum Node: Sendable {
+        /// `"name"`
+        case column(String)
+        /// `"name" op ?`
+        case comparison(column: String, SQLComparisonOperator, SQLiteValue)
+        /// Any other expression.
+        case fragment(SQLFragment, Precedence)
+    }
+
+    @usableFromInline var node: Node
+
+    @inlinable
+    init(_ node: Node) {
+        self.node = node
+    }
 
     @inlinable
     init(_ fragment: SQLFragment, precedence: Precedence) {
-        self.fragment = fragment
-        self.precedence = precedence
+        node = .fragment(fragment, precedence)
+    }
+
+    @usableFromInline
+    var precedence: Precedence {
+        switch node {
+        case .column: .atom
+        case .comparison: .comparison
+        case .fragment(_, let precedence): precedence
+        }
+    }
+
+    /// The expression as segments, for the paths that combine or inspect expressions.
+    @usableFromInline
+    var fragment: SQLFragment {
+        switch node {
+        case .column(let name): SQLFragment([.identifier(name)])
+        case .comparison(let name, let op, let value): SQLFragment([.identifier(name), .sql(op.sql.description), .binding(value)])
+        case .fragment(let fragment, _): fragment
+        }
     }
 
     @inlinable
@@ -58,16 +93,35 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
 
     /// The SQL text of the expression, with `?` for each value: for logs and tests.
     public var sql: String {
-        var renderer = SQLRenderer(capacity: 64)
-        renderer.append(fragment)
+        let renderer = SQLRenderer(capacity: 64)
+        renderer.append(self)
         return renderer.sql
     }
 
     /// The values bound to the expression's `?` placeholders, in order.
     public var arguments: [SQLiteValue] {
-        var renderer = SQLRenderer(capacity: 64)
-        renderer.append(fragment)
+        let renderer = SQLRenderer(capacity: 64)
+        renderer.append(self)
         return renderer.arguments
+    }
+
+    // Two expressions are equal when they render the same SQL with the same arguments, however
+    // they are stored.
+
+    public static func == (lhs: SQLExpression, rhs: SQLExpression) -> Bool {
+        switch (lhs.node, rhs.node) {
+        case let (.column(left), .column(right)):
+            return left == right
+        case let (.comparison(leftName, leftOp, leftValue), .comparison(rightName, rightOp, rightValue)):
+            return leftName == rightName && leftOp == rightOp && leftValue == rightValue
+        default:
+            return lhs.precedence == rhs.precedence && lhs.fragment == rhs.fragment
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(precedence)
+        hasher.combine(fragment)
     }
 
     // MARK: Building
@@ -85,33 +139,37 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         }
     }
 
-    /// `lhs op rhs` for comparisons and pattern matches: compound operands get parentheses.
+    /// `lhs op rhs` for comparisons of two expressions: compound operands get parentheses.
     @usableFromInline
-    static func comparison(_ lhs: SQLExpression, _ op: String, _ rhs: SQLExpression) -> SQLExpression {
+    static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, _ rhs: SQLExpression) -> SQLExpression {
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(lhs.fragment.segments.count + rhs.fragment.segments.count + 5)
         append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
-        segments.append(.sql(op))
+        segments.append(.sql(op.sql.description))
         append(rhs, to: &segments, parenthesized: rhs.precedence != .atom)
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
     }
 
-    /// `lhs op value` where the value is bound: the shape of nearly every filter. A column builds
-    /// it with one allocation; the cast folds away when the operator is specialized for `Column`.
+    /// `lhs op ?` with the value bound: the shape of nearly every filter. A column builds it
+    /// inline, without allocating; the cast folds away when the operator is specialized for
+    /// `Column`.
     @inlinable
-    static func comparison(_ lhs: some SQLExpressible, _ op: String, value: SQLiteValue) -> SQLExpression {
+    static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: SQLiteValue) -> SQLExpression {
         if let column = lhs as? Column {
-            return SQLExpression(SQLFragment([.identifier(column.name), .sql(op), .binding(value)]), precedence: .comparison)
+            return SQLExpression(.comparison(column: column.name, op, value))
         }
         return comparison(lhs.sqlExpression, op, value: value)
     }
 
     @usableFromInline
-    static func comparison(_ lhs: SQLExpression, _ op: String, value: SQLiteValue) -> SQLExpression {
+    static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, value: SQLiteValue) -> SQLExpression {
+        if case .column(let name) = lhs.node {
+            return SQLExpression(.comparison(column: name, op, value))
+        }
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(lhs.fragment.segments.count + 4)
         append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
-        segments.append(.sql(op))
+        segments.append(.sql(op.sql.description))
         segments.append(.binding(value))
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
     }
@@ -142,11 +200,32 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     }
 }
 
+/// The binary operators that compare an expression with another or with a bound value.
+@usableFromInline
+enum SQLComparisonOperator: UInt8, Hashable, Sendable {
+    case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual, like, glob
+
+    /// The operator with the spaces around it.
+    @usableFromInline
+    var sql: StaticString {
+        switch self {
+        case .equal: " = "
+        case .notEqual: " <> "
+        case .less: " < "
+        case .lessOrEqual: " <= "
+        case .greater: " > "
+        case .greaterOrEqual: " >= "
+        case .like: " LIKE "
+        case .glob: " GLOB "
+        }
+    }
+}
+
 extension SQLExpression: CustomStringConvertible {
     /// The SQL with its arguments, for logs: `"done" = ? [0]`.
     public var description: String {
-        var renderer = SQLRenderer(capacity: 64)
-        renderer.append(fragment)
+        let renderer = SQLRenderer(capacity: 64)
+        renderer.append(self)
         if renderer.arguments.isEmpty { return renderer.sql }
         return renderer.sql + " [" + renderer.arguments.map(\.description).joined(separator: ", ") + "]"
     }

@@ -23,16 +23,6 @@ struct SQLFragment: Hashable, Sendable {
         self.segments = segments
     }
 
-    /// How many values the fragment binds.
-    @usableFromInline
-    var bindingCount: Int {
-        var count = 0
-        for segment in segments {
-            if case .binding = segment { count += 1 }
-        }
-        return count
-    }
-
     /// The identifiers the fragment mentions, for schema checks.
     var identifiers: [String] {
         segments.compactMap { segment in
@@ -42,69 +32,136 @@ struct SQLFragment: Hashable, Sendable {
     }
 }
 
-/// Turns fragments into SQL text and the arguments to bind, in one pass.
+/// Turns expressions and fragments into SQL text and the arguments to bind, in one pass.
 ///
-/// The text accumulates as UTF-8 bytes and becomes a `String` once at the end: appending many
-/// short pieces to a `String` costs several times more than to a byte array, and a request
-/// renders on every fetch.
+/// The text accumulates as UTF-8 bytes in storage of its own, and becomes a `String` only when
+/// asked: a request that runs finds its cached statement by those bytes. Each connection keeps
+/// one renderer and reuses its storage, so rendering a request allocates nothing.
 @usableFromInline
-struct SQLRenderer {
-    @usableFromInline var bytes: [UInt8]
-    @usableFromInline var arguments: [SQLiteValue]
+final class SQLRenderer {
+    // Only used by one rendering at a time; dynamic exclusivity checks would cost more than
+    // the appends.
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var count = 0
+    /// The values bound to the `?` placeholders, in order.
+    @exclusivity(unchecked) var arguments: [SQLiteValue] = []
 
-    @usableFromInline
-    init(capacity: Int = 128, argumentCapacity: Int = 0) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-        arguments = []
-        // Sized up front so that binding never reallocates the array mid-render.
-        if argumentCapacity > 0 { arguments.reserveCapacity(argumentCapacity) }
+    init(capacity: Int = 128) {
+        self.capacity = max(capacity, 16)
+        storage = .allocate(byteCount: self.capacity, alignment: 1)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The SQL text rendered so far, as UTF-8; valid until the renderer changes.
+    var bytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: storage, count: count)
     }
 
     /// The SQL text rendered so far.
-    @usableFromInline
-    var sql: String { String(decoding: bytes, as: UTF8.self) }
-
-    @usableFromInline
-    mutating func append(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+    var sql: String {
+        String(decoding: bytes, as: UTF8.self)
     }
 
-    @usableFromInline
-    mutating func append(_ fragment: SQLFragment) {
+    /// Empties the renderer and keeps its storage.
+    func removeAll() {
+        count = 0
+        arguments.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    private func append(_ source: UnsafeRawPointer, byteCount: Int) {
+        if count + byteCount > capacity { grow(minimumCapacity: count + byteCount) }
+        (storage + count).copyMemory(from: source, byteCount: byteCount)
+        count += byteCount
+    }
+
+    @inline(__always)
+    private func append(byte: UInt8) {
+        if count == capacity { grow(minimumCapacity: count + 1) }
+        storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    private func grow(minimumCapacity: Int) {
+        let newCapacity = max(minimumCapacity, capacity * 2)
+        let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
+        newStorage.copyMemory(from: storage, byteCount: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    /// SQL text written by this module.
+    func append(_ text: StaticString) {
+        append(text.utf8Start, byteCount: text.utf8CodeUnitCount)
+    }
+
+    /// SQL text written by this module, kept in a fragment.
+    func append(text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            if let base = utf8.baseAddress { append(base, byteCount: utf8.count) }
+        }
+        if copied == nil {
+            for byte in text.utf8 { append(byte: byte) }
+        }
+    }
+
+    func append(_ expression: SQLExpression) {
+        switch expression.node {
+        case .column(let name):
+            appendIdentifier(name)
+        case .comparison(let name, let op, let value):
+            appendIdentifier(name)
+            append(op.sql)
+            appendBinding(value)
+        case .fragment(let fragment, _):
+            append(fragment)
+        }
+    }
+
+    func append(_ fragment: SQLFragment) {
         for segment in fragment.segments {
             switch segment {
-            case .sql(let text): bytes.append(contentsOf: text.utf8)
+            case .sql(let text): append(text: text)
             case .identifier(let name): appendIdentifier(name)
             case .binding(let value): appendBinding(value)
             }
         }
     }
 
-    @usableFromInline
-    mutating func appendBinding(_ value: SQLiteValue) {
-        bytes.append(UInt8(ascii: "?"))
+    func appendBinding(_ value: SQLiteValue) {
+        append(byte: UInt8(ascii: "?"))
         arguments.append(value)
     }
 
     /// Double quotes, with embedded double quotes doubled: the only quoting SQLite reads as an
     /// identifier in every position (single quotes can turn into a string literal).
-    @usableFromInline
-    mutating func appendIdentifier(_ name: String) {
+    func appendIdentifier(_ name: String) {
         let quote = UInt8(ascii: "\"")
-        bytes.append(quote)
-        for byte in name.utf8 {
-            bytes.append(byte)
-            if byte == quote { bytes.append(quote) }
+        append(byte: quote)
+        let copied = name.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard let base = utf8.baseAddress, !utf8.contains(quote) else { return false }
+            append(base, byteCount: utf8.count)
+            return true
         }
-        bytes.append(quote)
+        if copied != true {
+            for byte in name.utf8 {
+                append(byte: byte)
+                if byte == quote { append(byte: quote) }
+            }
+        }
+        append(byte: quote)
     }
 }
 
 extension String {
     /// `name` as a quoted SQL identifier: `"name"`, with embedded quotes doubled.
     static func quotedIdentifier(_ name: String) -> String {
-        var renderer = SQLRenderer(capacity: name.utf8.count + 2)
+        let renderer = SQLRenderer(capacity: name.utf8.count + 2)
         renderer.appendIdentifier(name)
         return renderer.sql
     }

@@ -17,7 +17,7 @@ extension SQLExpressible {
     public static func == (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
         let value = rhs.sqliteValue
         if value.isNull { return SQLExpression.postfix(lhs.sqlExpression, " IS NULL") }
-        return SQLExpression.comparison(lhs, " = ", value: value)
+        return SQLExpression.comparison(lhs, .equal, value: value)
     }
 
     /// `lhs <> ?`, or `lhs IS NOT NULL` when the value is nil.
@@ -25,19 +25,19 @@ extension SQLExpressible {
     public static func != (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
         let value = rhs.sqliteValue
         if value.isNull { return SQLExpression.postfix(lhs.sqlExpression, " IS NOT NULL") }
-        return SQLExpression.comparison(lhs, " <> ", value: value)
+        return SQLExpression.comparison(lhs, .notEqual, value: value)
     }
 
     /// `lhs < ?`. Comparing with NULL is never true, as in SQL.
     @inlinable
     public static func < (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, " < ", value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .less, value: rhs.sqliteValue)
     }
 
     /// `lhs <= ?`.
     @inlinable
     public static func <= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, " <= ", value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .lessOrEqual, value: rhs.sqliteValue)
     }
 
     /// `lhs > ?`.
@@ -47,13 +47,13 @@ extension SQLExpressible {
     /// ```
     @inlinable
     public static func > (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, " > ", value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .greater, value: rhs.sqliteValue)
     }
 
     /// `lhs >= ?`.
     @inlinable
     public static func >= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, " >= ", value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .greaterOrEqual, value: rhs.sqliteValue)
     }
 
     /// `lhs IS NULL`.
@@ -73,37 +73,37 @@ extension SQLExpressible {
     /// `lhs = rhs`, such as two columns of the same row.
     @inlinable
     public static func == (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
-        SQLExpression.comparison(lhs.sqlExpression, " = ", rhs.sqlExpression)
+        SQLExpression.comparison(lhs.sqlExpression, .equal, rhs.sqlExpression)
     }
 
     /// `lhs <> rhs`.
     @inlinable
     public static func != (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
-        SQLExpression.comparison(lhs.sqlExpression, " <> ", rhs.sqlExpression)
+        SQLExpression.comparison(lhs.sqlExpression, .notEqual, rhs.sqlExpression)
     }
 
     /// `lhs < rhs`.
     @inlinable
     public static func < (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
-        SQLExpression.comparison(lhs.sqlExpression, " < ", rhs.sqlExpression)
+        SQLExpression.comparison(lhs.sqlExpression, .less, rhs.sqlExpression)
     }
 
     /// `lhs <= rhs`.
     @inlinable
     public static func <= (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
-        SQLExpression.comparison(lhs.sqlExpression, " <= ", rhs.sqlExpression)
+        SQLExpression.comparison(lhs.sqlExpression, .lessOrEqual, rhs.sqlExpression)
     }
 
     /// `lhs > rhs`.
     @inlinable
     public static func > (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
-        SQLExpression.comparison(lhs.sqlExpression, " > ", rhs.sqlExpression)
+        SQLExpression.comparison(lhs.sqlExpression, .greater, rhs.sqlExpression)
     }
 
     /// `lhs >= rhs`.
     @inlinable
     public static func >= (lhs: Self, rhs: some SQLExpressible) -> SQLExpression {
-        SQLExpression.comparison(lhs.sqlExpression, " >= ", rhs.sqlExpression)
+        SQLExpression.comparison(lhs.sqlExpression, .greaterOrEqual, rhs.sqlExpression)
     }
 
     // MARK: Logic (SQL's three-valued logic: NULL is "unknown")

@@ -64,11 +64,10 @@ public struct SQLOrdering: Hashable, Sendable, SQLOrderingTerm {
         SQLOrdering(expression, direction: direction == .descending ? .ascending : .descending, nullPlacement: nullPlacement)
     }
 
-    @usableFromInline
-    func render(into renderer: inout SQLRenderer) {
+    func render(into renderer: SQLRenderer) {
         let parenthesized = expression.precedence != .atom
         if parenthesized { renderer.append("(") }
-        renderer.append(expression.fragment)
+        renderer.append(expression)
         if parenthesized { renderer.append(")") }
         switch direction {
         case nil: break

@@ -48,12 +48,12 @@ extension SQLExpressible {
     /// The pattern is used as written; to match user text literally, use ``contains(_:)`` or
     /// ``hasPrefix(_:)``, which escape it.
     public func like(_ pattern: String) -> SQLExpression {
-        SQLExpression.comparison(sqlExpression, " LIKE ", value: .text(pattern))
+        SQLExpression.comparison(sqlExpression, .like, value: .text(pattern))
     }
 
     /// `expression GLOB ?`: Unix-style `*`, `?` and `[…]`, case-sensitive.
     public func glob(_ pattern: String) -> SQLExpression {
-        SQLExpression.comparison(sqlExpression, " GLOB ", value: .text(pattern))
+        SQLExpression.comparison(sqlExpression, .glob, value: .text(pattern))
     }
 
     /// True when the text contains `substring`, with `%`, `_` and `\` in it matched literally:
