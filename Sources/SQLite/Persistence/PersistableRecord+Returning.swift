@@ -37,7 +37,7 @@ extension PersistableRecord {
     private func writeReturning(
         _ db: Database, _ kind: WriteShape.Kind, _ selection: [any SQLExpressible]
     ) throws -> (RecordWrite, Row?) {
-        var renderer = SQLRenderer(capacity: 32)
+        let renderer = SQLRenderer(capacity: 32)
         if selection.isEmpty { renderer.append("*") }
         for (index, expression) in selection.enumerated() {
             if index > 0 { renderer.append(", ") }

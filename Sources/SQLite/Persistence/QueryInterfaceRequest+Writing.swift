@@ -14,10 +14,10 @@ extension QueryInterfaceRequest {
     /// foreign key forbids the delete; nothing is deleted then.
     @discardableResult
     public func deleteAll(_ db: Database) throws -> Int {
-        var renderer = SQLRenderer(argumentCapacity: predicate?.fragment.bindingCount ?? 0)
+        let renderer = SQLRenderer()
         renderer.append("DELETE FROM ")
         renderer.appendIdentifier(tableName)
-        renderRowCondition(into: &renderer)
+        renderRowCondition(into: renderer)
         return try run(renderer, db)
     }
 
@@ -39,7 +39,7 @@ extension QueryInterfaceRequest {
     @discardableResult
     public func updateAll(_ db: Database, _ assignments: [ColumnAssignment]) throws -> Int {
         if assignments.isEmpty { return 0 }
-        var renderer = SQLRenderer()
+        let renderer = SQLRenderer()
         renderer.append("UPDATE ")
         renderer.appendIdentifier(tableName)
         renderer.append(" SET ")
@@ -47,26 +47,26 @@ extension QueryInterfaceRequest {
             if index > 0 { renderer.append(", ") }
             renderer.appendIdentifier(assignment.column.name)
             renderer.append(" = ")
-            renderer.append(assignment.value.fragment)
+            renderer.append(assignment.value)
         }
-        renderRowCondition(into: &renderer)
+        renderRowCondition(into: renderer)
         return try run(renderer, db)
     }
 
     /// The `WHERE` clause that picks the request's rows.
-    private func renderRowCondition(into renderer: inout SQLRenderer) {
-        if limitCount != nil {
+    private func renderRowCondition(into renderer: SQLRenderer) {
+        if select.limit != nil {
             // SQLite takes ORDER BY and LIMIT on UPDATE and DELETE only when built with
             // SQLITE_ENABLE_UPDATE_DELETE_LIMIT, which system libraries are not: pick the rows
             // by rowid with the request's own SELECT instead.
             renderer.append(" WHERE rowid IN (")
-            let select = asRequest(of: Row.self).select(Column("rowid")).render(.all)
-            renderer.bytes.append(contentsOf: select.bytes)
-            renderer.arguments.append(contentsOf: select.arguments)
+            var rowids = select
+            rowids.selection = [Column("rowid").sqlExpression]
+            rowids.render(.all, into: renderer)
             renderer.append(")")
-        } else if let predicate {
+        } else if let predicate = select.predicate {
             renderer.append(" WHERE ")
-            renderer.append(predicate.fragment)
+            renderer.append(predicate)
         }
     }
 
@@ -74,7 +74,7 @@ extension QueryInterfaceRequest {
         let statement: Statement
         do {
             statement = try db.cachedStatement(utf8: renderer.bytes)
-        } catch let error as SQLiteError where limitCount != nil && error.message.contains("rowid") {
+        } catch let error as SQLiteError where select.limit != nil && error.message.contains("rowid") {
             throw PersistenceError.limitNeedsRowID(table: tableName, sql: renderer.sql)
         }
         try statement.bind(renderer.arguments)

@@ -106,29 +106,29 @@ final class RecordLayout: Sendable {
     // MARK: Rendering
 
     private static func renderInsert(table: String, columns: [String], returning: String? = nil) -> WriteSQL {
-        var renderer = SQLRenderer()
-        renderInsertPrefix(into: &renderer, table: table, columns: columns)
-        renderReturning(into: &renderer, returning)
+        let renderer = SQLRenderer()
+        renderInsertPrefix(into: renderer, table: table, columns: columns)
+        renderReturning(into: renderer, returning)
         return WriteSQL(renderer, parameters: [], recordParameterCount: columns.count)
     }
 
-    private static func renderInsertPrefix(into renderer: inout SQLRenderer, table: String, columns: [String]) {
+    private static func renderInsertPrefix(into renderer: SQLRenderer, table: String, columns: [String]) {
         renderer.append("INSERT INTO ")
         renderer.appendIdentifier(table)
         renderer.append(" (")
-        appendList(columns, into: &renderer)
+        appendList(columns, into: renderer)
         renderer.append(") VALUES (")
         for index in columns.indices { renderer.append(index == 0 ? "?" : ", ?") }
         renderer.append(")")
     }
 
-    private static func renderReturning(into renderer: inout SQLRenderer, _ returning: String?) {
+    private static func renderReturning(into renderer: SQLRenderer, _ returning: String?) {
         guard let returning else { return }
         renderer.append(" RETURNING ")
-        renderer.append(returning)
+        renderer.append(text: returning)
     }
 
-    private static func appendList(_ names: [String], into renderer: inout SQLRenderer) {
+    private static func appendList(_ names: [String], into renderer: SQLRenderer) {
         for (index, name) in names.enumerated() {
             if index > 0 { renderer.append(", ") }
             renderer.appendIdentifier(name)
@@ -144,21 +144,21 @@ final class RecordLayout: Sendable {
     private var nonKeyPositions: [Int] { columns.indices.filter { !keyPositions.contains($0) } }
 
     private func render(_ shape: WriteShape) throws -> WriteSQL {
-        var renderer = SQLRenderer()
+        let renderer = SQLRenderer()
         switch shape.kind {
         case .insert:
             return Self.renderInsert(table: table, columns: columns, returning: shape.returning)
 
         case .upsert:
             try requireKey()
-            Self.renderInsertPrefix(into: &renderer, table: table, columns: columns)
+            Self.renderInsertPrefix(into: renderer, table: table, columns: columns)
             renderer.append(" ON CONFLICT (")
-            Self.appendList(keyPositions.map { columns[$0] }, into: &renderer)
+            Self.appendList(keyPositions.map { columns[$0] }, into: renderer)
             renderer.append(") DO UPDATE SET ")
             let updated = nonKeyPositions
             if updated.isEmpty {
                 // Only key columns: still an update, so the statement reports the row it found.
-                appendSelfAssignment(into: &renderer)
+                appendSelfAssignment(into: renderer)
             } else {
                 for (index, position) in updated.enumerated() {
                     if index > 0 { renderer.append(", ") }
@@ -167,7 +167,7 @@ final class RecordLayout: Sendable {
                     renderer.appendIdentifier(columns[position])
                 }
             }
-            Self.renderReturning(into: &renderer, shape.returning)
+            Self.renderReturning(into: renderer, shape.returning)
             return WriteSQL(renderer, parameters: [], recordParameterCount: columns.count)
 
         case .update:
@@ -177,7 +177,7 @@ final class RecordLayout: Sendable {
             renderer.appendIdentifier(table)
             renderer.append(" SET ")
             if set.isEmpty {
-                appendSelfAssignment(into: &renderer)
+                appendSelfAssignment(into: renderer)
             } else {
                 for (index, position) in set.enumerated() {
                     if index > 0 { renderer.append(", ") }
@@ -185,8 +185,8 @@ final class RecordLayout: Sendable {
                     renderer.append(" = ?")
                 }
             }
-            appendKeyCondition(into: &renderer)
-            Self.renderReturning(into: &renderer, shape.returning)
+            appendKeyCondition(into: renderer)
+            Self.renderReturning(into: renderer, shape.returning)
             var parameters = [Int32](repeating: 0, count: columns.count)
             for (index, position) in keyPositions.enumerated() { parameters[position] = Int32(set.count + index + 1) }
             // A key column that is also set binds its new value to SET; updateChanges binds the
@@ -200,8 +200,8 @@ final class RecordLayout: Sendable {
             try requireKey()
             renderer.append("DELETE FROM ")
             renderer.appendIdentifier(table)
-            appendKeyCondition(into: &renderer)
-            Self.renderReturning(into: &renderer, shape.returning)
+            appendKeyCondition(into: renderer)
+            Self.renderReturning(into: renderer, shape.returning)
             var parameters = [Int32](repeating: 0, count: columns.count)
             for (index, position) in keyPositions.enumerated() { parameters[position] = Int32(index + 1) }
             return WriteSQL(renderer, parameters: parameters, keyPositions: keyPositions, recordParameterCount: keyPositions.count)
@@ -209,14 +209,14 @@ final class RecordLayout: Sendable {
     }
 
     /// `"id" = "id"`: an assignment that changes nothing, for records made only of key columns.
-    private func appendSelfAssignment(into renderer: inout SQLRenderer) {
+    private func appendSelfAssignment(into renderer: SQLRenderer) {
         let key = columns[keyPositions[0]]
         renderer.appendIdentifier(key)
         renderer.append(" = ")
         renderer.appendIdentifier(key)
     }
 
-    private func appendKeyCondition(into renderer: inout SQLRenderer) {
+    private func appendKeyCondition(into renderer: SQLRenderer) {
         renderer.append(" WHERE ")
         for (index, position) in keyPositions.enumerated() {
             if index > 0 { renderer.append(" AND ") }
