@@ -41,7 +41,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "sqlqTests", dependencies: ["sqlq"]),
+        .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

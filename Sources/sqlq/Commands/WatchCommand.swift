@@ -45,7 +45,11 @@ struct WatchCommand: AsyncParsableCommand {
         let watching = Task {
             let display = WatchDisplay(output: OutputStream(fileDescriptor: 1), format: format, counts: counts)
             for await _ in Self.changes(of: reader) {
-                display.show(reader.wrappedValue, error: reader.loadError.map { ExitStatus.message(for: $0) })
+                let (result, error) = (reader.wrappedValue, reader.loadError)
+                // The placeholder has no columns, unlike every real result (a count included):
+                // the loaded value can reach the reader just after `load` returns.
+                if result == .empty && error == nil { continue }
+                display.show(result, error: error.map { ExitStatus.message(for: $0) })
             }
             display.finish()
         }
