@@ -20,6 +20,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Whole-process timings of the sqlq executable against the sqlite3 shell (see run-cli).
+        .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

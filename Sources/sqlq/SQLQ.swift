@@ -43,11 +43,15 @@ struct SQLQ: ParsableCommand {
         } catch {
             Glibc.exit(reportParseError(error))
         }
-        if let asyncCommand = command as? any AsyncParsableCommand {
-            run(asyncCommand)
+        // Casts to the concrete types: a cast to a protocol would scan every conformance record
+        // of the binary, which costs more than the query itself.
+        switch command {
+        case let watch as WatchCommand: run(watch)
+        case let delete as DeleteCommand: run(delete)
+        default:
+            var command = command
+            Glibc.exit(finish { try command.run() })
         }
-        var syncCommand = command
-        Glibc.exit(finish { try syncCommand.run() })
     }
 
     /// Runs an async command in a task, which exits the process when the command is done.

@@ -16,7 +16,7 @@ struct FilterError: Error, CustomStringConvertible {
     var reason: Reason
     /// The expression as typed.
     var expression: String
-    /// Where the culprit starts, in characters, and how many characters it spans.
+    /// Where the culprit starts and how long it is, counted in Unicode scalars of `expression`.
     var position: Int
     var length: Int
     /// The option the expression came from, for the message.
@@ -33,7 +33,18 @@ struct FilterError: Error, CustomStringConvertible {
         var text = option + ": " + message + "\n"
         let shown = TableWriter.visible(expression)
         text += "  " + shown + "\n"
-        text += "  " + String(repeating: " ", count: position) + String(repeating: "^", count: max(length, 1))
+        // The caret goes under characters, which is what a terminal shows.
+        let scalars = Array(expression.unicodeScalars)
+        func characters(_ range: Range<Int>) -> Int {
+            var string = String()
+            for scalar in scalars[max(0, min(range.lowerBound, scalars.count))..<min(range.upperBound, scalars.count)] {
+                string.unicodeScalars.append(scalar)
+            }
+            return TableWriter.visible(string).count
+        }
+        let column = characters(0..<position)
+        let width = characters(position..<(position + length))
+        text += "  " + String(repeating: " ", count: column) + String(repeating: "^", count: max(width, 1))
         if case .unknownColumn(let error) = reason, let newline = error.description.firstIndex(of: "\n") {
             text += error.description[newline...]
         }

@@ -12,13 +12,15 @@ import SQLite
 struct FilterLexer {
     static let keywords: Set<String> = ["and", "or", "not", "like", "glob", "contains", "in", "between", "is"]
 
-    private let characters: [Character]
+    // Unicode scalars rather than Characters: splitting text into graphemes costs more than
+    // the query sqlq then runs. Positions are scalar offsets; errors turn them into columns.
+    private let characters: [Unicode.Scalar]
     private let expression: String
     private var index = 0
 
     init(_ expression: String) {
         self.expression = expression
-        characters = Array(expression)
+        characters = Array(expression.unicodeScalars)
     }
 
     /// Every token, ending with `.end`.
@@ -88,7 +90,7 @@ struct FilterLexer {
             return try number()
         case _ where character.isIdentifierStart:
             while index < characters.count, characters[index].isIdentifierPart { index += 1 }
-            let word = String(characters[start..<index])
+            let word = Self.string(characters[start..<index])
             let lowered = word.lowercased()
             switch lowered {
             case "true": return token(.literal(FilterLiteral(kind: .boolean, value: .integer(1))))
@@ -102,7 +104,15 @@ struct FilterLexer {
         }
     }
 
-    private func peek(_ character: Character) -> Bool {
+    private static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        var string = String()
+        // One scalar at a time: the generic `append(contentsOf:)` costs a metadata lookup that
+        // weighs more than the whole expression.
+        for scalar in scalars { string.unicodeScalars.append(scalar) }
+        return string
+    }
+
+    private func peek(_ character: Unicode.Scalar) -> Bool {
         index < characters.count && characters[index] == character
     }
 
@@ -119,7 +129,7 @@ struct FilterLexer {
             let character = characters[index]
             if character == "'" {
                 if index + 1 < characters.count, characters[index + 1] == "'" {
-                    text.append("'")
+                    text.unicodeScalars.append("'")
                     index += 2
                     continue
                 }
@@ -129,11 +139,11 @@ struct FilterLexer {
             if character == "\\" {
                 guard index + 1 < characters.count else { break }
                 switch characters[index + 1] {
-                case "'": text.append("'")
-                case "\\": text.append("\\")
-                case "n": text.append("\n")
-                case "t": text.append("\t")
-                case "r": text.append("\r")
+                case "'": text.unicodeScalars.append("'")
+                case "\\": text.unicodeScalars.append("\\")
+                case "n": text.unicodeScalars.append("\n")
+                case "t": text.unicodeScalars.append("\t")
+                case "r": text.unicodeScalars.append("\r")
                 default:
                     throw error(
                         "unknown escape \"\\\(characters[index + 1])\" in a string; write \\\\ for a backslash",
@@ -142,7 +152,7 @@ struct FilterLexer {
                 index += 2
                 continue
             }
-            text.append(character)
+            text.unicodeScalars.append(character)
             index += 1
         }
         throw error("this string has no closing quote", at: start, length: 1)
@@ -155,7 +165,7 @@ struct FilterLexer {
         while index < characters.count {
             if characters[index] == "\"" {
                 if index + 1 < characters.count, characters[index + 1] == "\"" {
-                    name.append("\"")
+                    name.unicodeScalars.append("\"")
                     index += 2
                     continue
                 }
@@ -163,7 +173,7 @@ struct FilterLexer {
                 guard !name.isEmpty else { throw error("empty column name", at: start, length: 2) }
                 return name
             }
-            name.append(characters[index])
+            name.unicodeScalars.append(characters[index])
             index += 1
         }
         throw error("this quoted name has no closing quote", at: start, length: 1)
@@ -186,12 +196,12 @@ struct FilterLexer {
             while index < characters.count, characters[index].isASCIIDigit { index += 1 }
         }
         while index < characters.count, characters[index].isIdentifierPart || characters[index] == "." { index += 1 }
-        let text = String(characters[start..<index])
+        let text = Self.string(characters[start..<index])
         let literal: FilterLiteral? = if isReal {
             Double(text).map { FilterLiteral(kind: .real, value: .real($0)) }
         } else if let integer = Int64(text) {
             FilterLiteral(kind: .integer, value: .integer(integer))
-        } else if text.allSatisfy({ $0.isASCIIDigit || $0 == "-" }), let real = Double(text) {
+        } else if text.unicodeScalars.allSatisfy({ $0.isASCIIDigit || $0 == "-" }), let real = Double(text) {
             // Too large for 64 bits: kept as a real, as SQLite does with such literals.
             FilterLiteral(kind: .real, value: .real(real))
         } else {
@@ -208,7 +218,7 @@ struct FilterLexer {
             guard offset + count <= characters.count else { return false }
             return characters[offset..<(offset + count)].allSatisfy(\.isASCIIDigit)
         }
-        func character(_ character: Character, at offset: Int) -> Bool {
+        func character(_ character: Unicode.Scalar, at offset: Int) -> Bool {
             offset < characters.count && characters[offset] == character
         }
         guard digits(4, at: start), character("-", at: start + 4), digits(2, at: start + 5),
@@ -230,11 +240,11 @@ struct FilterLexer {
                 end += 6
             }
         }
-        let text = String(characters[start..<end])
+        let text = Self.string(characters[start..<end])
         index = end
         if index < characters.count, characters[index].isIdentifierPart {
             while index < characters.count, characters[index].isIdentifierPart || characters[index] == ":" { index += 1 }
-            throw error("\"\(String(characters[start..<index]))\" is not a date; write dates as 2026-03-01 or 2026-03-01T09:30:00", at: start, length: index - start)
+            throw error("\"\(Self.string(characters[start..<index]))\" is not a date; write dates as 2026-03-01 or 2026-03-01T09:30:00", at: start, length: index - start)
         }
         guard let value = Self.dateValue(text, hasTime: hasTime) else {
             throw error("\"\(text)\" is not a valid date", at: start, length: end - start)
@@ -261,8 +271,13 @@ struct FilterLexer {
     }
 }
 
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-    var isIdentifierStart: Bool { self == "_" || isLetter }
-    var isIdentifierPart: Bool { self == "_" || isLetter || isNumber }
+extension Unicode.Scalar {
+    var isASCIIDigit: Bool { value >= 0x30 && value <= 0x39 }
+    var isIdentifierStart: Bool {
+        isASCII ? (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || self == "_" : properties.isAlphabetic
+    }
+    var isIdentifierPart: Bool {
+        isIdentifierStart || isASCIIDigit || (!isASCII && properties.numericType != nil)
+    }
+    var isWhitespace: Bool { properties.isWhitespace }
 }

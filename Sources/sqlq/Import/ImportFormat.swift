@@ -9,6 +9,10 @@ enum ImportFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
     /// One JSON object per line (also `.jsonl`).
     case ndjson
 
+    // Spelled out rather than described with `String(describing:)`, as for `OutputFormat`.
+    var defaultValueDescription: String { rawValue }
+    static var allValueStrings: [String] { allCases.map(\.rawValue) }
+
     /// The format a file name's extension implies, if any.
     init?(fileName: String) {
         let lowered = fileName.lowercased()

@@ -15,6 +15,11 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
     /// A GitHub-flavoured Markdown table.
     case markdown
 
+    // Spelled out: argument-parser's defaults describe the cases with `String(describing:)`,
+    // whose dynamic casts are a measurable part of sqlq's start-up.
+    var defaultValueDescription: String { rawValue }
+    static var allValueStrings: [String] { allCases.map(\.rawValue) }
+
     /// A writer of this format to `output`.
     func makeWriter(output: OutputStream, style: TextStyle) -> any RowWriter {
         switch self {
