@@ -13,6 +13,8 @@ struct Options {
     /// `label=path` of each sqlq build to time.
     var builds: [(label: String, path: String)] = []
     var sqlite3 = "/usr/bin/sqlite3"
+    /// A program that parses sqlq's query options with argument-parser and does nothing else.
+    var floor: String?
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -31,12 +33,13 @@ struct Options {
             case "--commits": commits = try number(argument)
             case "--database": database = try value(argument)
             case "--sqlite3": sqlite3 = try value(argument)
+            case "--floor": floor = try value(argument)
             case "--sqlq":
                 let spec = try value(argument)
                 guard let equals = spec.firstIndex(of: "=") else { throw BenchmarkError("--sqlq takes label=path") }
                 builds.append((String(spec[..<equals]), String(spec[spec.index(after: equals)...])))
             case "-h", "--help":
-                print("usage: CLIBenchmarks --sqlq LABEL=PATH... [--rows N] [--runs N] [--commits N] [--database PATH] [--sqlite3 PATH]")
+                print("usage: CLIBenchmarks --sqlq LABEL=PATH... [--rows N] [--runs N] [--commits N] [--database PATH] [--sqlite3 PATH] [--floor PATH]")
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
             }
@@ -155,7 +158,9 @@ do {
         let shell = query.shell(options.sqlite3, database)
         let commands = [("sqlite3 shell, values bound", shell)] + options.builds.map { build in
             ("sqlq (\(build.label))", [build.path, "query", "items"] + query.sqlqArguments + ["--format", "csv", "--db", database])
-        } + [("sqlite3 shell, values in the SQL", [options.sqlite3, "-csv", "-header", database, query.literal])]
+        } + (options.floor.map { floor in
+            [("argument-parser alone (static)", [floor, "query", "items"] + query.sqlqArguments + ["--format", "csv", "--db", database])]
+        } ?? []) + [("sqlite3 shell, values in the SQL", [options.sqlite3, "-csv", "-header", database, query.literal])]
         // sqlq must run this very SQL, and print the same rows as the shell, or the comparison
         // means nothing. (The shell quotes more fields than it must and ends lines with LF,
         // sqlq with CRLF as RFC 4180 says.)
@@ -166,7 +171,7 @@ do {
                 throw BenchmarkError("sqlq (\(build.label)) runs other SQL than \(query.sql): \(String(decoding: explained, as: UTF8.self))")
             }
         }
-        for (label, command) in commands.dropLast().dropFirst() where csvRecords(try ChildProcess.output(command)) != expected {
+        for (label, command) in commands.dropFirst().prefix(options.builds.count) where csvRecords(try ChildProcess.output(command)) != expected {
             throw BenchmarkError("\(label) prints other rows than the sqlite3 shell for \(query.name)")
         }
         var times = [[Double]](repeating: [], count: commands.count)

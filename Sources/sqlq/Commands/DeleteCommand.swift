@@ -46,12 +46,9 @@ struct DeleteCommand: AsyncParsableCommand {
         let (table, filters) = (self.table, self.filters)
         let (tableName, filter) = try await connection.read { db -> (String, SQLExpression) in
             let schema = try TableSchema(db, table: table)
-            var filter: SQLExpression?
-            for text in filters {
-                let expression = try FilterCompiler.compile(text, schema: schema, db: db)
-                filter = filter.map { $0 && expression } ?? expression
-            }
-            return (schema.name, filter!)
+            let expressions = try filters.map { try FilterCompiler.compile($0, schema: schema, db: db) }
+            // validate() ensured at least one filter.
+            return (schema.name, expressions.dropFirst().reduce(expressions[0]) { $0 && $1 })
         }
         let request = Table(tableName).filter(filter)
         let count = try await connection.read { db in try request.fetchCount(db) }
@@ -70,16 +67,20 @@ struct DeleteCommand: AsyncParsableCommand {
                     + "pass --yes to delete them")
         }
         let confirmation = Queryable<Int, Bool>()
-        let question = "Delete \(rows) of \"\(tableName)\" where \(filters.joined(separator: " and "))?"
+        let subject = "of \"\(tableName)\" where \(filters.joined(separator: " and "))"
         let presenter = Task { [yes] in
-            await TerminalPresenter(input: input, answersWithDefaults: yes).present(confirmation) { _ in
-                .confirmation(question, default: yes ? true : false)
+            await TerminalPresenter(input: input, answersWithDefaults: yes).present(confirmation) { count in
+                .confirmation("Delete \(count == 1 ? "1 row" : "\(count) rows") \(subject)?", default: yes ? true : false)
             }
         }
         defer { presenter.cancel() }
-        guard try await confirmation.query(with: count) else {
-            throw CommandError.failure("not confirmed; nothing deleted")
+        let confirmed: Bool
+        do {
+            confirmed = try await confirmation.query(with: count)
+        } catch let error as QueryCancellationError {
+            throw CommandError.failure("not confirmed: \(error.reason); nothing deleted")
         }
+        guard confirmed else { throw CommandError.failure("not confirmed; nothing deleted") }
 
         // `DELETE` with the same filter, its values bound; recounted inside the transaction so that
         // what goes is exactly what was confirmed.
@@ -95,5 +96,4 @@ struct DeleteCommand: AsyncParsableCommand {
         }
         output.writeLine("Deleted \(deleted == 1 ? "1 row" : "\(deleted) rows") from \"\(tableName)\".")
     }
-
 }

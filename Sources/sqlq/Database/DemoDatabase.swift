@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SQLite
 
 /// The demo database: the repository's `Migrations/` applied to a fresh in-memory database, so

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Queryable
 import SQLite
 
 /// The exit statuses of `sqlq`, and how each error maps to one.
@@ -27,8 +26,6 @@ enum ExitStatus {
         case let error as SQLiteError where error.path != nil:
             // Errors that carry a path come from opening the file.
             "cannot open database \"\(error.path ?? "")\": \(error.message) (SQLite error \(error.extendedCode))"
-        case let error as QueryCancellationError:
-            "\(error.reason)"
         default:
             "\(error)"
         }

@@ -54,7 +54,9 @@ final class WatchDisplay {
         if hidden > 0 { output.writeLine(style.dim("… \(hidden) more rows below")) }
         let rows = counts ? "" : (result.rows.count == 1 ? "1 row, " : "\(result.rows.count) rows, ")
         var status = "-- " + rows + "last change at " + lastChange
-        if let error { status += "; the last refresh failed, showing the previous result: " + error }
+        if let error {
+            status += "; the last refresh failed, showing the previous result: " + String(error.prefix { $0 != "\n" })
+        }
         if isTerminal { status += " (Ctrl-C to stop)" }
         output.writeLine(error == nil ? style.dim(status) : style.red(status))
         output.flush()
