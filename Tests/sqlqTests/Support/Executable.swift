@@ -46,9 +46,9 @@ enum Executable {
         _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
         directory: URL = repositoryRoot
     ) throws -> CommandResult {
-        let scratch = try TemporaryDirectory()
-        let outputFile = scratch.file("stdout")
-        let errorFile = scratch.file("stderr")
+        let files = try TemporaryDirectory()
+        let outputFile = files.file("stdout")
+        let errorFile = files.file("stderr")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let process = Process()
@@ -57,7 +57,7 @@ enum Executable {
         process.environment = self.environment(environment)
         process.currentDirectoryURL = directory
         if let input {
-            let inputFile = scratch.file("stdin")
+            let inputFile = files.file("stdin")
             try Data(input.utf8).write(to: inputFile)
             process.standardInput = try FileHandle(forReadingFrom: inputFile)
         } else {
