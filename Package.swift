@@ -10,6 +10,10 @@ let package = Package(
         .library(name: "QueryCache", targets: ["QueryCache"]),
         .library(name: "Queryable", targets: ["Queryable"]),
         .library(name: "SharingSQLite", targets: ["SharingSQLite"]),
+        .executable(name: "sqlq", targets: ["sqlq"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -20,8 +24,6 @@ let package = Package(
         ),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        // The main job on the demo database, until the command-line tool arrives.
-        .executableTarget(name: "demo", dependencies: ["SQLite"]),
         // Generic layers with no SQLite in them.
         .target(name: "QueryCache"),
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache"]),
@@ -30,6 +32,16 @@ let package = Package(
         // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
         .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache"]),
         .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite"]),
+        // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
+        .executableTarget(
+            name: "sqlq",
+            dependencies: [
+                "SharingSQLite",
+                "Queryable",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

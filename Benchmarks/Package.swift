@@ -7,6 +7,8 @@ let package = Package(
     dependencies: [
         .package(name: "SharingSQLite", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The main package's one dependency, for the start-up floor of a command-line parser.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // Raw sqlite3 calls, the floor every other contender is measured against.
@@ -19,6 +21,13 @@ let package = Package(
                 .product(name: "SharingSQLite", package: "SharingSQLite"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        // Whole-process timings of the sqlq executable against the sqlite3 shell (see run-cli).
+        .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite"]),
+        // sqlq's `query` options parsed by argument-parser, and nothing else: the floor of sqlq's start.
+        .executableTarget(
+            name: "ArgumentParserFloor",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program started with `posix_spawn`, the cheapest way to launch one, so that the launcher
+/// adds as little as possible to the times measured (the same for every contender).
+struct ChildProcess {
+    let pid: pid_t
+
+    /// Starts `arguments[0]` (a path) with its standard output sent to `output` (a descriptor,
+    /// or /dev/null when nil) and its standard error discarded.
+    init(_ arguments: [String], output: Int32? = nil, environment: [String: String] = [:]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let output {
+            posix_spawn_file_actions_adddup2(&actions, output, 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, new in new }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        guard code == 0 else { throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(code)))") }
+        self.pid = pid
+    }
+
+    /// Waits for the program to end; throws unless it exited with status 0.
+    func wait() throws {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw BenchmarkError("waitpid failed") }
+        }
+        let exited = status & 0x7F == 0
+        guard exited, (status >> 8) & 0xFF == 0 else {
+            throw BenchmarkError("\(pid) ended with status \(status)")
+        }
+    }
+
+    func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    /// Runs the program to completion and returns its wall time in milliseconds.
+    static func time(_ arguments: [String]) throws -> Double {
+        let start = Clock.now
+        try ChildProcess(arguments).wait()
+        return Clock.milliseconds(since: start)
+    }
+
+    /// Runs the program to completion and returns what it wrote to standard output.
+    static func output(_ arguments: [String]) throws -> [UInt8] {
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else { throw BenchmarkError("pipe failed") }
+        let child = try ChildProcess(arguments, output: descriptors[1])
+        close(descriptors[1])
+        var reader = PipeReader(descriptor: descriptors[0])
+        var bytes: [UInt8] = []
+        while let chunk = try reader.read() { bytes += chunk }
+        close(descriptors[0])
+        try child.wait()
+        return bytes
+    }
+}
+
+/// Reads a pipe in chunks, blocking until bytes arrive.
+struct PipeReader {
+    let descriptor: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next bytes, or nil at the end.
+    mutating func read() throws -> ArraySlice<UInt8>? {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw BenchmarkError("read failed: \(String(cString: strerror(errno)))")
+            }
+            return count == 0 ? nil : buffer[..<count]
+        }
+    }
+}
+
+/// Monotonic time.
+enum Clock {
+    static var now: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    static func milliseconds(since start: UInt64) -> Double {
+        Double(now - start) / 1e6
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

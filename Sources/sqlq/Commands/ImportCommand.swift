@@ -1,0 +1,88 @@
+import ArgumentParser
+import SQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sqlq import TABLE FILE`: rows from CSV, JSON or NDJSON, all in one transaction.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Insert the rows of a CSV, JSON or NDJSON file into a table, all or nothing.",
+        discussion: """
+            CSV files start with a header line of column names; an empty field is NULL and a \
+            quoted empty field ("") the empty string. JSON files hold an array of objects, NDJSON \
+            files one object per line; keys name columns. The format comes from the file's \
+            extension (.csv, .json, .ndjson or .jsonl) unless --format says otherwise; FILE - reads \
+            standard input.
+
+            Every row goes in one transaction: if one row is bad, the error names its line and \
+            nothing is imported.
+
+            Examples:
+              sqlq import items new-items.csv --db app.sqlite
+              sqlq import items export.json --db app.sqlite
+              cat rows.ndjson | sqlq import items - --format ndjson --db app.sqlite
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The table to insert into.")
+    var table: String
+
+    @Argument(help: "The file to read, or - for standard input.", completion: .file())
+    var file: String
+
+    @Option(help: "The file's format: csv, json or ndjson. Defaults to the file's extension.")
+    var format: ImportFormat?
+
+    func validate() throws {
+        if format == nil && ImportFormat(fileName: file) == nil {
+            throw ValidationError("cannot tell the format of \"\(file)\" from its name; pass --format csv, json or ndjson")
+        }
+    }
+
+    func run() throws {
+        let format = self.format ?? ImportFormat(fileName: file)!
+        let bytes = try Self.contents(of: file)
+        let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
+        let name = file == "-" ? "standard input" : file
+        let progress = ProgressBar(total: bytes.count)
+        let (tableName, count) = try connection.write { db -> (String, Int) in
+            let importer = Importer(schema: try TableSchema(db, table: table), file: name)
+            var count: Int
+            switch format {
+            case .csv:
+                var reader = try CSVReader(bytes: bytes, file: name)
+                count = try importer.run(&reader, into: db, progress: progress)
+            case .json, .ndjson:
+                var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)
+                count = try importer.run(&reader, into: db, progress: progress)
+            }
+            return (importer.schema.name, count)
+        }
+        let output = OutputStream(fileDescriptor: 1)
+        output.writeLine("Imported \(count == 1 ? "1 row" : "\(count) rows") into \"\(tableName)\" from \(name).")
+        output.flush()
+    }
+
+    /// The whole file, or standard input for `-`.
+    static func contents(of path: String) throws -> [UInt8] {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw CommandError.failure("cannot read \"\(path)\": \(String(cString: strerror(errno)))")
+        }
+        defer { if path != "-" { close(descriptor) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandError.failure("cannot read \"\(path)\": \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+}

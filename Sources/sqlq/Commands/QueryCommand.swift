@@ -1,0 +1,47 @@
+import ArgumentParser
+import SQLite
+
+/// `sqlq query TABLE`: one dynamic filtered query, printed in a chosen format.
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Print the rows of a table that match a filter.",
+        discussion: """
+            Examples:
+              sqlq query items --where "priority >= 3 and not done" --sort -due --limit 10
+              sqlq query items --where "title contains 'milk'" --columns id,title --format json
+              sqlq query items --where "due between 2026-03-01 and 2026-03-31" --count
+              sqlq query items --where "list_id in (1, 2)" --sort priority,-due --explain
+
+            Filter expressions compare columns with values (= != < <= > >=), match text (like, \
+            glob, contains), test lists and ranges (in (…), between … and …) and nulls (is null, \
+            is not null), and combine with and, or, not and parentheses. A column alone is a \
+            true/false test: "not done". Values are numbers, 'strings', true, false, null and \
+            dates (2026-03-01, 2026-03-01T09:30). Every value is bound, never spliced into SQL.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var query: QueryOptions
+
+    func run() throws {
+        let connection = try database.open(.read)
+        let output = OutputStream(fileDescriptor: 1)
+        try connection.read { db in
+            let tableQuery = try query.makeQuery(db)
+            if query.explain {
+                output.write(try tableQuery.explanation(db))
+            } else if tableQuery.counts {
+                output.writeLine(String(try tableQuery.request.fetchCount(db)))
+            } else {
+                let writer = query.format.makeWriter(output: output, style: .forDescriptor(1))
+                try ResultSet.forEachRow(db, sql: tableQuery.sql, arguments: tableQuery.arguments) { columns in
+                    writer.begin(columns: columns)
+                } row: { values in
+                    writer.write(row: values)
+                }
+                writer.end()
+            }
+        }
+        output.flush()
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import SQLite
+
+/// `sqlq schema TABLE`: how a table is defined.
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print a table's CREATE statement, with its indexes and triggers.",
+        discussion: """
+            With --format, prints the table's columns instead: position, name, declared type, \
+            NOT NULL, default value and primary key position.
+
+            Examples:
+              sqlq schema items
+              sqlq schema items --format markdown
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The table or view.")
+    var table: String
+
+    @Option(help: "Print the columns in this format: table, json, ndjson, csv, tsv or markdown.")
+    var format: OutputFormat?
+
+    func run() throws {
+        let connection = try database.open(.read)
+        let output = OutputStream(fileDescriptor: 1)
+        try connection.read { db in
+            let name = try db.checkTable(table)
+            if let format {
+                let result = try ResultSet.fetch(
+                    db, sql: "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid",
+                    arguments: [.text(name)])
+                format.makeWriter(output: output, style: .forDescriptor(1)).write(result)
+                return
+            }
+            // The table or view first, then its indexes and triggers.
+            let statements = try db.fetchAll(String.self, """
+                SELECT sql FROM sqlite_master
+                WHERE tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL
+                ORDER BY type NOT IN ('table', 'view'), type, name
+                """, [.text(name)])
+            for statement in statements { output.writeLine(statement + ";") }
+        }
+        output.flush()
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Observation
+import SharingSQLite
+
+/// `sqlq watch TABLE`: a query kept on screen and redrawn whenever its result changes, whoever
+/// changed it.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Show the rows that match a filter, redrawn whenever they change.",
+        discussion: """
+            Takes the same options as query. The result is redrawn when a commit changes it, \
+            whether this machine's other programs or the sqlite3 shell made it, with a status \
+            line giving the row count and the time of the last change. On a terminal the screen \
+            is redrawn in place; into a pipe, each new result is written after the last. Ctrl-C \
+            stops watching.
+
+            Examples:
+              sqlq watch items --where "not done and priority >= 4" --sort -priority --db app.sqlite
+              sqlq watch items --where "list_id = 2" --count --db app.sqlite
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var query: QueryOptions
+
+    func run() async throws {
+        let connection = try database.open(
+            .read, demoNote: "nothing else can change it; pass --db FILE to watch a database file.")
+        let query = self.query
+        let tableQuery = try await connection.read { db in try query.makeQuery(db) }
+        if query.explain {
+            let explanation = try await connection.read { db in try tableQuery.explanation(db) }
+            let output = OutputStream(fileDescriptor: 1)
+            output.write(explanation)
+            output.flush()
+            return
+        }
+
+        // The package's live value: refetched when a commit (of any process) may have changed it.
+        let reader = SharedReader<ResultSet>(value: .empty)
+        try await reader.load(.fetch(tableQuery, database: connection))
+
+        let format = query.format
+        let counts = query.count
+        let watching = Task {
+            let display = WatchDisplay(output: OutputStream(fileDescriptor: 1), format: format, counts: counts)
+            for await _ in Self.changes(of: reader) {
+                let (result, error) = (reader.wrappedValue, reader.loadError)
+                // The placeholder has no columns, unlike every real result (a count included):
+                // the loaded value can reach the reader just after `load` returns.
+                if result == .empty && error == nil { continue }
+                display.show(result, error: error.map { ExitStatus.message(for: $0) })
+            }
+            display.finish()
+        }
+        let interrupt = InterruptSignal { watching.cancel() }
+        await watching.value
+        interrupt.cancel()
+    }
+
+    /// Ticks now, then after each change of the reader's value or error.
+    static func changes(of reader: SharedReader<ResultSet>) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        @Sendable func observe() {
+            withObservationTracking {
+                _ = reader.wrappedValue
+                _ = reader.loadError
+            } onChange: {
+                // Runs once the reader has changed; watch again for the next change.
+                continuation.yield()
+                observe()
+            }
+        }
+        observe()
+        continuation.yield()
+        return stream
+    }
+}

@@ -1,0 +1,66 @@
+import SQLite
+
+/// A table's (or view's) columns as the schema declares them, read once per command: names are
+/// checked against it, and values against the columns' types.
+struct TableSchema {
+    /// How SQLite treats a column's values, from its declared type (SQLite's rules, section 3.1
+    /// of "Datatypes In SQLite").
+    enum Affinity: Equatable {
+        case integer
+        case real
+        case numeric
+        case text
+        /// No declared type, or BLOB: values are kept as given.
+        case blob
+
+        init(declaredType: String) {
+            let type = declaredType.uppercased()
+            if type.contains("INT") {
+                self = .integer
+            } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+                self = .text
+            } else if type.isEmpty || type.contains("BLOB") {
+                self = .blob
+            } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+                self = .real
+            } else {
+                self = .numeric
+            }
+        }
+
+        /// Declared as a number type: only numbers make sense in it. (`NUMERIC`, `DATE` and other
+        /// types with numeric affinity hold text such as dates just as well, so they are not.)
+        var holdsNumbers: Bool { self == .integer || self == .real }
+    }
+
+    struct ColumnInfo {
+        let name: String
+        let declaredType: String
+        let affinity: Affinity
+    }
+
+    /// The name as the schema spells it.
+    let name: String
+    let columns: [ColumnInfo]
+
+    /// Reads the schema of `table`, or throws `SchemaError` (with the closest name) when the
+    /// database has no such table or view.
+    init(_ db: Database, table: String) throws {
+        name = try db.checkTable(table)
+        columns = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(name)]).map { row in
+            let type: String = try row[1]
+            return ColumnInfo(name: try row[0], declaredType: type, affinity: Affinity(declaredType: type))
+        }
+    }
+
+    /// The column named `name` (exactly, or ignoring case as SQL does), or the `SchemaError` of
+    /// the SQLite module, which lists the columns and suggests the closest.
+    func column(_ name: String, in db: Database) throws -> ColumnInfo {
+        if let column = columns.first(where: { $0.name == name }) ?? columns.first(where: { $0.name.lowercased() == name.lowercased() }) {
+            return column
+        }
+        try db.checkColumn(name, in: self.name)
+        // checkColumn found it after all: the schema changed since it was read.
+        return ColumnInfo(name: name, declaredType: "", affinity: .blob)
+    }
+}

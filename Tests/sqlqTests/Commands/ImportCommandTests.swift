@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@Suite("sqlq import")
+struct ImportCommandTests {
+    static let schema = """
+        CREATE TABLE people(
+            id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER CHECK (age >= 0), note TEXT, joined DATETIME
+        );
+        INSERT INTO people(name, age) VALUES ('existing', 40);
+        """
+
+    @Test("CSV rows go in with their quotes, line breaks and NULLs, and a summary line")
+    func csv() throws {
+        let database = try TestDatabase.with(Self.schema)
+        let file = try database.directory.write("people.csv", """
+            name,age,note,joined\r
+            "Doe, Jane",31,"says ""hi""
+            on two lines",2026-01-02\r
+            Bob,,"",\r
+
+            """)
+        let result = try database.run(["import", "people", file])
+        #expect(result.status == 0)
+        #expect(result.output == "Imported 2 rows into \"people\" from \(file).\n")
+        let rows = try database.read { db in try db.fetchAll("SELECT name, age, note, joined FROM people WHERE id > 1 ORDER BY id") }
+        #expect(rows.map(\.values) == [
+            [.text("Doe, Jane"), .integer(31), .text("says \"hi\"\non two lines"), .text("2026-01-02")],
+            [.text("Bob"), .null, .text(""), .null],
+        ])
+    }
+
+    @Test("JSON arrays and NDJSON, from a file or standard input")
+    func json() throws {
+        let database = try TestDatabase.with(Self.schema)
+        let file = try database.directory.write("people.json", #"[{"name": "Ann", "age": 7, "note": {"pets": ["cat"]}}, {"name": "Ben"}]"#)
+        #expect(try database.run(["import", "people", file]).output == "Imported 2 rows into \"people\" from \(file).\n")
+        let lines = try database.run(
+            ["import", "people", "-", "--format", "ndjson"], input: "{\"name\": \"Cy\", \"age\": 3.0}\n{\"name\": \"Di\", \"joined\": \"2026-05-01\"}\n")
+        #expect(lines.status == 0)
+        #expect(lines.output == "Imported 2 rows into \"people\" from standard input.\n")
+        let rows = try database.read { db in try db.fetchAll("SELECT name, age, note, joined FROM people WHERE id > 1 ORDER BY id") }
+        #expect(rows.map(\.values) == [
+            [.text("Ann"), .integer(7), .text(#"{"pets": ["cat"]}"#), .null],
+            [.text("Ben"), .null, .null, .null],
+            [.text("Cy"), .integer(3), .null, .null],
+            [.text("Di"), .null, .null, .text("2026-05-01")],
+        ])
+    }
+
+    @Test("A bad row names its line, and nothing is imported", arguments: [
+        ("bad.csv", "name,age\nAnn,3\nBen,-1\n", "bad.csv, line 3: CHECK constraint failed: age >= 0"),
+        ("bad.csv", "name,age\nAnn,3\n,4\n", "bad.csv, line 3: NOT NULL constraint failed: people.name"),
+        ("bad.csv", "name,age\nAnn,3\nBen,old\n", "bad.csv, line 3: column \"age\" (INTEGER) holds numbers, but 'old' is not a number"),
+        ("bad.csv", "name,age\nAnn,3\nBen,4,5\n", "bad.csv, line 3: 3 fields, but the header has 2 columns"),
+        ("bad.csv", "name,agee\nAnn,3\n", "bad.csv, line 2: no such column: \"agee\" in table \"people\"; did you mean \"age\"?"),
+        ("bad.ndjson", "{\"name\": \"Ann\"}\n{\"name\": \"Ben\", \"age\": }\n", "bad.ndjson, line 2: expected a value"),
+        ("bad.json", "[\n{\"name\": \"Ann\"},\n{\"name\": null}\n]", "bad.json, line 3: NOT NULL constraint failed: people.name"),
+    ])
+    func badRow(name: String, contents: String, message: String) throws {
+        let database = try TestDatabase.with(Self.schema)
+        let file = try database.directory.write(name, contents)
+        let result = try database.run(["import", "people", file])
+        #expect(result.status == 1)
+        #expect(result.errors.hasPrefix("Error: " + database.directory.file(message).path))
+        #expect(result.errors.hasSuffix("  nothing was imported\n"))
+        #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+
+    @Test("Unknown tables, formats and files")
+    func errors() throws {
+        let database = try TestDatabase.with(Self.schema)
+        let file = try database.directory.write("people.csv", "name\nAnn\n")
+        let table = try database.run(["import", "peple", file])
+        #expect(table.status == 2)
+        #expect(table.errors.hasPrefix("Error: no such table: \"peple\"; did you mean \"people\"?"))
+        let format = try database.run(["import", "people", try database.directory.write("people.txt", "name\nAnn\n")])
+        #expect(format.status == 2)
+        #expect(format.errors.contains("pass --format csv, json or ndjson"))
+        let missing = try database.run(["import", "people", database.directory.file("none.csv").path])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("No such file or directory"))
+        #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@Suite("sqlq watch")
+struct WatchCommandTests {
+    @Test("A commit by another process is redrawn; Ctrl-C exits with 0")
+    func commitByAnotherProcess() async throws {
+        let database = try TestDatabase.demo()
+        let filter = "list_id = 1 and priority = 5"
+        let watch = try RunningCommand(["watch", "items", "--where", filter, "--count", "--db", database.path])
+        try await watch.output.waitFor("-- last change at ")
+        let before = try database.count("SELECT count(*) FROM items WHERE list_id = 1 AND priority = 5")
+        #expect(watch.output.text.hasPrefix("\(before)\n-- last change at "))
+
+        try Shell.sqlite3(database.path, "INSERT INTO items(list_id, title, priority, created_at) VALUES (1, 'from the shell', 5, '2026-01-01')")
+        try await watch.output.waitFor("-- last change at ", occurrences: 2)
+        let redraws = watch.output.text.split(separator: "\n").filter { !$0.hasPrefix("-- ") }
+        #expect(redraws == ["\(before)", "\(before + 1)"])
+
+        watch.interrupt()
+        #expect(await watch.exitStatus() == 0)
+    }
+
+    @Test("Rows are redrawn in the chosen format only when the result changes")
+    func rows() async throws {
+        let database = try TestDatabase.with("""
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO tasks(title) VALUES ('one'), ('two');
+            """)
+        let watch = try RunningCommand([
+            "watch", "tasks", "--where", "not done", "--sort", "id", "--format", "tsv", "--db", database.path,
+        ])
+        try await watch.output.waitFor("-- 2 rows, last change at ")
+        // A commit that leaves the result as it is draws nothing; the next one that changes it does.
+        try Shell.sqlite3(database.path, "UPDATE tasks SET done = 1 WHERE id = 99")
+        try Shell.sqlite3(database.path, "UPDATE tasks SET done = 1 WHERE id = 1")
+        try await watch.output.waitFor("-- 1 row, last change at ")
+        let blocks = watch.output.text.components(separatedBy: "\n-- ")
+        try #require(blocks.count == 3)
+        #expect(blocks[0] == "id\ttitle\tdone\n1\tone\t0\n2\ttwo\t0")
+        #expect(blocks[1].hasSuffix("\nid\ttitle\tdone\n2\ttwo\t0"))
+        #expect(!watch.output.text.contains("\u{1B}"))
+
+        watch.interrupt()
+        #expect(await watch.exitStatus() == 0)
+    }
+
+    @Test("watch takes query's options and errors")
+    func errors() throws {
+        let database = try TestDatabase.demo()
+        let result = try database.run(["watch", "items", "--where", "priority >"])
+        #expect(result.status == 2)
+        #expect(result.errors.hasPrefix("Error: --where: expected a column or a value after \">\""))
+        let explain = try database.run(["watch", "items", "--where", "done", "--explain"])
+        #expect(explain.status == 0)
+        #expect(explain.lines.first == #"SELECT * FROM "items" WHERE "done""#)
+    }
+}

@@ -1,0 +1,61 @@
+import SQLite
+import Testing
+@testable import sqlq
+
+@Suite("Filter lexer")
+struct FilterLexerTests {
+    private func literal(_ text: String) throws -> FilterLiteral {
+        let tokens = try FilterLexer.tokens(text)
+        guard tokens.count == 2, case .literal(let literal) = tokens[0].kind else {
+            Issue.record("\(text) is not one literal: \(tokens)")
+            return FilterLiteral(kind: .null, value: .null)
+        }
+        #expect(tokens[0].length == text.count)
+        return literal
+    }
+
+    @Test("Numbers: integers, negatives, reals, exponents")
+    func numbers() throws {
+        #expect(try literal("42") == FilterLiteral(kind: .integer, value: .integer(42)))
+        #expect(try literal("-7") == FilterLiteral(kind: .integer, value: .integer(-7)))
+        #expect(try literal("3.5") == FilterLiteral(kind: .real, value: .real(3.5)))
+        #expect(try literal("1e3") == FilterLiteral(kind: .real, value: .real(1000)))
+        #expect(try literal("99999999999999999999") == FilterLiteral(kind: .real, value: .real(1e20)))
+        #expect(throws: FilterError.self) { try FilterLexer.tokens("3abc") }
+    }
+
+    @Test("Strings with SQL and backslash escapes")
+    func strings() throws {
+        #expect(try literal("'it''s'") == FilterLiteral(kind: .text, value: .text("it's")))
+        #expect(try literal(#"'it\'s'"#) == FilterLiteral(kind: .text, value: .text("it's")))
+        #expect(try literal(#"'a\\b\n\t'"#) == FilterLiteral(kind: .text, value: .text("a\\b\n\t")))
+        #expect(try literal("'été'") == FilterLiteral(kind: .text, value: .text("été")))
+        #expect(throws: FilterError.self) { try FilterLexer.tokens(#"'\d'"#) }
+        #expect(throws: FilterError.self) { try FilterLexer.tokens("'open") }
+    }
+
+    @Test("true, false and null in any case")
+    func keywords() throws {
+        #expect(try literal("TRUE") == FilterLiteral(kind: .boolean, value: .integer(1)))
+        #expect(try literal("false") == FilterLiteral(kind: .boolean, value: .integer(0)))
+        #expect(try literal("Null") == FilterLiteral(kind: .null, value: .null))
+    }
+
+    @Test("A date stays a date; a date-time becomes SQLite's UTC format")
+    func dates() throws {
+        #expect(try literal("2026-03-01") == FilterLiteral(kind: .date, value: .text("2026-03-01")))
+        #expect(try literal("2026-03-01T09:30") == FilterLiteral(kind: .date, value: .text("2026-03-01 09:30:00.000")))
+        #expect(try literal("2026-03-01 09:30:15.250") == FilterLiteral(kind: .date, value: .text("2026-03-01 09:30:15.250")))
+        #expect(try literal("2026-03-01T09:30:00+02:00") == FilterLiteral(kind: .date, value: .text("2026-03-01 07:30:00.000")))
+        #expect(try literal("2024-02-29") == FilterLiteral(kind: .date, value: .text("2024-02-29")))
+        for invalid in ["2026-02-29", "2026-13-01", "2026-03-01T25:00", "2026-03-01x"] {
+            #expect(throws: FilterError.self, "\(invalid)") { try FilterLexer.tokens(invalid) }
+        }
+    }
+
+    @Test("Positions count characters, not bytes")
+    func positions() throws {
+        let tokens = try FilterLexer.tokens("title = 'é' and x")
+        #expect(tokens.map(\.position) == [0, 6, 8, 12, 16, 17])
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SQLite
+import Testing
+@testable import sqlq
+
+@Suite("Output formats")
+struct RowWriterTests {
+    static let result = ResultSet(
+        columns: ["id", "title", "score", "note", "data"],
+        rows: [
+            [.integer(1), .text("plain"), .real(1.5), .null, .blob([0xCA, 0xFE])],
+            [.integer(22), .text("comma, \"quote\"\nnew line"), .real(-2), .text("tab\there | pipe \\"), .null],
+            [.integer(-3), .text("été ✓"), .null, .text(""), .blob([])],
+        ])
+
+    /// What `format` writes for `result`.
+    static func render(_ format: OutputFormat, _ result: ResultSet = result, style: TextStyle = .plain) throws -> String {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("out")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        let output = OutputStream(fileDescriptor: handle.fileDescriptor)
+        format.makeWriter(output: output, style: style).write(result)
+        output.flush()
+        try handle.close()
+        return String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    }
+
+    @Test("CSV reads back as the same values, NULL as an empty field")
+    func csvRoundTrip() throws {
+        let csv = try Self.render(.csv)
+        #expect(csv.hasPrefix("id,title,score,note,data\r\n1,plain,1.5,,X'CAFE'\r\n"))
+        #expect(csv.contains("22,\"comma, \"\"quote\"\"\nnew line\",-2.0,"))
+        var reader = try CSVReader(bytes: Array(csv.utf8), file: "out.csv")
+        var rows: [[SQLiteValue]] = []
+        while let record = try reader.next() {
+            #expect(record.columns == Self.result.columns)
+            rows.append(record.values)
+        }
+        let expected = Self.result.rows.map { row in row.map { $0.isNull ? SQLiteValue.null : .text($0.cellText) } }
+        // An empty string is written unquoted, so it reads back as NULL.
+        #expect(rows.count == 3)
+        #expect(rows[0] == expected[0] && rows[1] == expected[1])
+        #expect(rows[2][0...2] == expected[2][0...2] && rows[2][3] == .null)
+    }
+
+    @Test("JSON is an array of objects with typed values; NDJSON one object per line")
+    func json() throws {
+        let json = try Self.render(.json)
+        let array = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(array.count == 3)
+        #expect(array[0]["id"] as? Int == 1)
+        #expect(array[0]["score"] as? Double == 1.5)
+        #expect(array[0]["note"] is NSNull)
+        #expect((array[0]["data"] as? [String: Any])?["encoded"] as? String == "yv4=")
+        #expect(array[1]["title"] as? String == "comma, \"quote\"\nnew line")
+        #expect(array[1]["note"] as? String == "tab\there | pipe \\")
+        #expect(array[2]["title"] as? String == "été ✓")
+
+        let ndjson = try Self.render(.ndjson)
+        let lines = ndjson.split(separator: "\n")
+        #expect(lines.count == 3)
+        for (line, object) in zip(lines, array) {
+            let parsed = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(parsed["id"] as? Int == object["id"] as? Int)
+        }
+        #expect(try Self.render(.json, ResultSet(columns: ["a"], rows: [])) == "[]\n")
+    }
+
+    @Test("TSV escapes tabs, line breaks and backslashes")
+    func tsv() throws {
+        let lines = try Self.render(.tsv).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0] == "id\ttitle\tscore\tnote\tdata")
+        #expect(lines[1] == "1\tplain\t1.5\t\tX'CAFE'")
+        #expect(lines[2] == "22\tcomma, \"quote\"\\nnew line\t-2.0\ttab\\there | pipe \\\\\t")
+        #expect(lines.count == 5 && lines[4].isEmpty)
+    }
+
+    @Test("Markdown escapes pipes and line breaks and right-aligns number columns")
+    func markdown() throws {
+        let lines = try Self.render(.markdown).split(separator: "\n").map(String.init)
+        #expect(lines[0] == "|  id | title                      | score | note                | data    |")
+        #expect(lines[1] == "|----:|----------------------------|------:|---------------------|---------|")
+        #expect(lines[3] == #"|  22 | comma, "quote"<br>new line |  -2.0 | tab here \| pipe \\ | NULL    |"#)
+        #expect(lines.count == 5)
+    }
+
+    @Test("Tables align columns, show NULL and count the rows")
+    func table() throws {
+        let lines = try Self.render(.table).split(separator: "\n").map(String.init)
+        #expect(lines[0] == " id | title                    | score | note               | data")
+        #expect(lines[1] == "----+--------------------------+-------+--------------------+---------")
+        #expect(lines[2] == "  1 | plain                    |   1.5 | NULL               | X'CAFE'")
+        #expect(lines[3] == #" 22 | comma, "quote"\nnew line |  -2.0 | tab\there | pipe \ | NULL"#)
+        #expect(lines[4] == " -3 | été ✓                    |  NULL |                    | X''")
+        #expect(lines[5] == "(3 rows)")
+    }
+
+    @Test("Colour only when asked: bold headers, dim NULLs")
+    func colour() throws {
+        #expect(!(try Self.render(.table)).contains("\u{1B}["))
+        let coloured = try Self.render(.table, style: TextStyle(isEnabled: true))
+        #expect(coloured.contains(" \u{1B}[1mid\u{1B}[0m | "))
+        #expect(coloured.contains("\u{1B}[2mNULL"))
+    }
+}
