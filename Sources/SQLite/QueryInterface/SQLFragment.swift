@@ -159,8 +159,13 @@ final class SQLRenderer {
 }
 
 extension String {
-    /// `name` as a quoted SQL identifier: `"name"`, with embedded quotes doubled.
-    static func quotedIdentifier(_ name: String) -> String {
+    /// `name` as a quoted SQL identifier: `"name"`, with embedded quotes doubled, as the query
+    /// builder writes every table and column name.
+    ///
+    /// ```swift
+    /// String.quotedIdentifier(#"my "odd" table"#)   // "my ""odd"" table"
+    /// ```
+    public static func quotedIdentifier(_ name: String) -> String {
         let renderer = SQLRenderer(capacity: name.utf8.count + 2)
         renderer.appendIdentifier(name)
         return renderer.sql

@@ -82,17 +82,14 @@ struct DeleteCommand: AsyncParsableCommand {
         }
         guard confirmed else { throw CommandError.failure("not confirmed; nothing deleted") }
 
-        // `DELETE` with the same filter, its values bound; recounted inside the transaction so that
-        // what goes is exactly what was confirmed.
-        let deleteSQL = "DELETE FROM " + tableName.quotedIdentifier + " WHERE " + filter.sql
+        // Recounted inside the transaction so that what goes is exactly what was confirmed.
         let deleted = try await connection.write { db -> Int in
             let now = try request.fetchCount(db)
             guard now == count else {
                 throw CommandError.failure(
                     "\(now) rows match now, not the \(count) confirmed: the table changed meanwhile; nothing deleted")
             }
-            try db.execute(deleteSQL, filter.arguments)
-            return db.changesCount
+            return try request.deleteAll(db)
         }
         output.writeLine("Deleted \(deleted == 1 ? "1 row" : "\(deleted) rows") from \"\(tableName)\".")
     }

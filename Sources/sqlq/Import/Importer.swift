@@ -50,11 +50,11 @@ struct Importer {
                 throw ImportError(file: file, line: record.line, message: error.description)
             }
         }
-        let table = schema.name.quotedIdentifier
+        let table = String.quotedIdentifier(schema.name)
         guard !columns.isEmpty else {
             return Insert(sql: "INSERT INTO \(table) DEFAULT VALUES", columns: [])
         }
-        let names = columns.map { $0.name.quotedIdentifier }.joined(separator: ", ")
+        let names = columns.map { String.quotedIdentifier($0.name) }.joined(separator: ", ")
         let placeholders = [String](repeating: "?", count: columns.count).joined(separator: ", ")
         return Insert(sql: "INSERT INTO \(table) (\(names)) VALUES (\(placeholders))", columns: columns)
     }
