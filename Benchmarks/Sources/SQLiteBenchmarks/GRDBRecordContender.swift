@@ -7,7 +7,11 @@ struct GRDBRecordContender: Contender {
 
     struct Record: MutablePersistableRecord {
         static let databaseTableName = "records"
-        var id: Int64?, title: String, done: Bool, priority: Int, createdAt: Double
+        var id: Int64?
+        var title: String
+        var done: Bool
+        var priority: Int
+        var createdAt: Double
 
         func encode(to container: inout PersistenceContainer) {
             container["id"] = id
@@ -22,7 +26,11 @@ struct GRDBRecordContender: Contender {
 
     struct CodableRecord: MutablePersistableRecord, Encodable {
         static let databaseTableName = "records"
-        var id: Int64?, title: String, done: Bool, priority: Int, created_at: Double
+        var id: Int64?
+        var title: String
+        var done: Bool
+        var priority: Int
+        var created_at: Double
         mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     }
 

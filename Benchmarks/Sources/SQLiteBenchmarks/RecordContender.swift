@@ -7,7 +7,11 @@ struct RecordContender: Contender {
     struct Record: PersistableRecord {
         static let tableName = "records"
         static let databaseColumns = ["id", "title", "done", "priority", "created_at"]
-        var id: Int64?, title: String, done: Bool, priority: Int, createdAt: Double
+        var id: Int64?
+        var title: String
+        var done: Bool
+        var priority: Int
+        var createdAt: Double
 
         func encode(to columns: inout ColumnEncoder) {
             columns.encode(id)
@@ -22,7 +26,11 @@ struct RecordContender: Contender {
 
     struct CodableRecord: PersistableRecord, Encodable {
         static let tableName = "records"
-        var id: Int64?, title: String, done: Bool, priority: Int, created_at: Double
+        var id: Int64?
+        var title: String
+        var done: Bool
+        var priority: Int
+        var created_at: Double
         mutating func didInsert(rowID: Int64) { id = rowID }
     }
 

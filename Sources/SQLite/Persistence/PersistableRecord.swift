@@ -26,7 +26,9 @@
 /// struct Item: PersistableRecord {
 ///     static let tableName = "items"
 ///     static let databaseColumns = ["id", "title", "done"]
-///     var id: Int64?, title: String, done: Bool
+///     var id: Int64?
+///     var title: String
+///     var done: Bool
 ///     func encode(to columns: inout ColumnEncoder) {
 ///         columns.encode(id)
 ///         columns.encode(title)
