@@ -172,7 +172,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
             state.key.map { key in (key, state.lease, state.store, state.generation) }
         }
         guard let (key, lease, store, generation) = current else { throw SharingSQLiteError.noKey }
-        guard let lease, let store else {
+        guard let lease, let store = store as? QueryStore<QueryState<Value?, Value>> else {
             // The last attempt found no database; one may have been set since.
             return try await load(key)
         }
@@ -188,7 +188,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     private struct Attached: Sendable {
         let lease: ObservationCenter.Lease
-        let store: any OpaqueQueryStore
+        let store: QueryStore<QueryState<Value?, Value>>
         let generation: UInt64
         let isStale: Bool
     }
@@ -243,6 +243,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// Waits for a fetch of the attached query: one that starts after this call if `fresh`.
     private func revalidate(_ attached: Attached, fresh: Bool) async throws {
         let outcome = await attached.lease.center.refresh(attached.lease, fresh: fresh)
+        // The store's subscribers may hear of the new value on another thread, after this
+        // resumes; taking it here means the value is in place when `load` returns.
+        receive(attached.store.state, generation: attached.generation)
         didRevalidate(attached)
         try outcome.get()
     }

@@ -47,6 +47,17 @@ struct Items: FetchKeyRequest {
         try await value(of: $items) { $0.map(\.title) == ["b", "c"] }
     }
 
+    @Test func loadReturnsOnlyOnceTheValueIsInPlace() async throws {
+        let db = try makeItemsDatabase()
+        let reader = SharedReader<Int>(value: -1)
+        // Every key is new and has its own value, so a load that returned before its value
+        // reached the reader would show the previous one.
+        for offset in 0..<300 {
+            try await reader.load(.fetchOne("SELECT ? + count(*) FROM items", arguments: [.integer(Int64(offset))], database: db))
+            #expect(reader.wrappedValue == offset + 2)
+        }
+    }
+
     @Test func switchingBackShowsTheCachedValueAtOnce() async throws {
         let db = try makeItemsDatabase()
         let gate = Gates.make()
