@@ -105,7 +105,7 @@ private func manyStores() async throws {
     print("| stores held at the end | \(held) |")
     print("| µs per load (a fetch and a store each) | \(String(format: "%.1f", perLoad)) |")
     print("| resident memory after 10,000 / \(loads) loads, MB | \(String(format: "%.1f", residentAt10k)) / \(String(format: "%.1f", residentAtEnd)) |")
-    print("| no count limit, 1 s idle timeout: stores after 5,000 loads | \(beforePause) |")
+    print("| no count limit, 1 s idle timeout: stores after 5,000 more loads (the 1,000 above stay) | \(beforePause) |")
     print("| … and after a 1.2 s pause and one more load | \(afterPause) |")
 }
 
