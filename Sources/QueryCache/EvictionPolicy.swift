@@ -16,17 +16,17 @@ import Foundation
 /// let client = QueryClient(evictionPolicy: QueryEvictionPolicy(idleTimeout: 60, maxStoreCount: 100))
 /// ```
 public struct QueryEvictionPolicy: Hashable, Sendable {
-  /// Seconds an unused store is kept. Defaults to five minutes.
-  public var idleTimeout: TimeInterval
-  /// The most stores kept; `nil` means no limit. Stores in use are never evicted, so the count
-  /// can exceed this while they are.
-  public var maxStoreCount: Int?
+    /// Seconds an unused store is kept. Defaults to five minutes.
+    public var idleTimeout: TimeInterval
+    /// The most stores kept; `nil` means no limit. Stores in use are never evicted, so the count
+    /// can exceed this while they are.
+    public var maxStoreCount: Int?
 
-  public init(idleTimeout: TimeInterval = 5 * 60, maxStoreCount: Int? = nil) {
-    self.idleTimeout = idleTimeout
-    self.maxStoreCount = maxStoreCount
-  }
+    public init(idleTimeout: TimeInterval = 5 * 60, maxStoreCount: Int? = nil) {
+        self.idleTimeout = idleTimeout
+        self.maxStoreCount = maxStoreCount
+    }
 
-  /// Never evicts.
-  public static let never = QueryEvictionPolicy(idleTimeout: .infinity, maxStoreCount: nil)
+    /// Never evicts.
+    public static let never = QueryEvictionPolicy(idleTimeout: .infinity, maxStoreCount: nil)
 }

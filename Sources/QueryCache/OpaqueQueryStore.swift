@@ -9,41 +9,41 @@ import Foundation
 /// }
 /// ```
 public protocol OpaqueQueryStore: AnyObject, Sendable {
-  /// The path identifying the store's query.
-  var path: QueryPath { get }
-  /// Whether a fetch is running.
-  var isLoading: Bool { get }
-  /// Whether the value should be refetched.
-  var isStale: Bool { get }
-  /// When the latest value arrived, by the query clock.
-  var valueLastUpdatedAt: Date? { get }
-  /// How many subscriptions are active.
-  var subscriberCount: Int { get }
-  /// Whether anyone is subscribed.
-  var hasSubscribers: Bool { get }
-  /// When the last subscriber left, or `nil` while subscribed.
-  var unsubscribedSince: Date? { get }
+    /// The path identifying the store's query.
+    var path: QueryPath { get }
+    /// Whether a fetch is running.
+    var isLoading: Bool { get }
+    /// Whether the value should be refetched.
+    var isStale: Bool { get }
+    /// When the latest value arrived, by the query clock.
+    var valueLastUpdatedAt: Date? { get }
+    /// How many subscriptions are active.
+    var subscriberCount: Int { get }
+    /// Whether anyone is subscribed.
+    var hasSubscribers: Bool { get }
+    /// When the last subscriber left, or `nil` while subscribed.
+    var unsubscribedSince: Date? { get }
 
-  /// Marks the value stale, refetching at once if `refetch` and the store has subscribers.
-  func invalidate(refetch: Bool)
-  /// Starts a background fetch unless one is running.
-  @discardableResult func revalidate() -> Bool
-  /// Starts a background fetch if the value is stale and no fetch is running.
-  @discardableResult func revalidateIfStale() -> Bool
-  /// Cancels the running fetch.
-  func cancel()
-  /// Cancels any running fetch and returns to the initial state.
-  func resetState()
+    /// Marks the value stale, refetching at once if `refetch` and the store has subscribers.
+    func invalidate(refetch: Bool)
+    /// Starts a background fetch unless one is running.
+    @discardableResult func revalidate() -> Bool
+    /// Starts a background fetch if the value is stale and no fetch is running.
+    @discardableResult func revalidateIfStale() -> Bool
+    /// Cancels the running fetch.
+    func cancel()
+    /// Cancels any running fetch and returns to the initial state.
+    func resetState()
 }
 
 extension QueryStore: OpaqueQueryStore {}
 
 /// The facts eviction needs, read together and without registering observation dependencies.
 struct EvictionStatus {
-  var isInUse: Bool
-  var unsubscribedSince: Date?
+    var isInUse: Bool
+    var unsubscribedSince: Date?
 }
 
 protocol EvictableQueryStore: OpaqueQueryStore {
-  var evictionStatus: EvictionStatus { get }
+    var evictionStatus: EvictionStatus { get }
 }

@@ -7,63 +7,63 @@ import Foundation
 /// store.context.queryClock = .custom { Date(timeIntervalSince1970: 1234567890) }
 /// ```
 public protocol QueryClock: Sendable {
-  /// The current date according to this clock.
-  func now() -> Date
+    /// The current date according to this clock.
+    func now() -> Date
 }
 
 extension QueryClock {
-  /// A clock that always answers with the date this clock reports right now, useful to give many
-  /// yielded chunks the same timestamp.
-  public func frozen() -> CustomQueryClock {
-    let date = now()
-    return CustomQueryClock { date }
-  }
+    /// A clock that always answers with the date this clock reports right now, useful to give many
+    /// yielded chunks the same timestamp.
+    public func frozen() -> CustomQueryClock {
+        let date = now()
+        return CustomQueryClock { date }
+    }
 }
 
 /// The clock that reads the system time.
 public struct SystemTimeQueryClock: QueryClock {
-  public init() {}
-  public func now() -> Date { Date() }
+    public init() {}
+    public func now() -> Date { Date() }
 }
 
 /// A clock whose time comes from a closure.
 public struct CustomQueryClock: QueryClock {
-  private let date: @Sendable () -> Date
+    private let date: @Sendable () -> Date
 
-  /// Creates a clock that calls `now` each time it is asked for the date.
-  public init(_ now: @escaping @Sendable () -> Date) {
-    self.date = now
-  }
+    /// Creates a clock that calls `now` each time it is asked for the date.
+    public init(_ now: @escaping @Sendable () -> Date) {
+        self.date = now
+    }
 
-  public func now() -> Date { date() }
+    public func now() -> Date { date() }
 }
 
 extension QueryClock where Self == SystemTimeQueryClock {
-  /// The system clock.
-  public static var systemTime: SystemTimeQueryClock { SystemTimeQueryClock() }
+    /// The system clock.
+    public static var systemTime: SystemTimeQueryClock { SystemTimeQueryClock() }
 }
 
 extension QueryClock where Self == CustomQueryClock {
-  /// A clock whose time comes from `now`.
-  ///
-  /// ```swift
-  /// let date = Date(timeIntervalSince1970: 1234567890)
-  /// store.context.queryClock = .custom { date }
-  /// ```
-  public static func custom(_ now: @escaping @Sendable () -> Date) -> CustomQueryClock {
-    CustomQueryClock(now)
-  }
+    /// A clock whose time comes from `now`.
+    ///
+    /// ```swift
+    /// let date = Date(timeIntervalSince1970: 1234567890)
+    /// store.context.queryClock = .custom { date }
+    /// ```
+    public static func custom(_ now: @escaping @Sendable () -> Date) -> CustomQueryClock {
+        CustomQueryClock(now)
+    }
 }
 
 extension QueryContext {
-  /// The clock used to timestamp state updates, decide staleness and drive eviction.
-  /// Defaults to ``QueryClock/systemTime``.
-  public var queryClock: any QueryClock {
-    get { self[QueryClockKey.self] }
-    set { self[QueryClockKey.self] = newValue }
-  }
+    /// The clock used to timestamp state updates, decide staleness and drive eviction.
+    /// Defaults to ``QueryClock/systemTime``.
+    public var queryClock: any QueryClock {
+        get { self[QueryClockKey.self] }
+        set { self[QueryClockKey.self] = newValue }
+    }
 
-  private enum QueryClockKey: Key {
-    static var defaultValue: any QueryClock { SystemTimeQueryClock() }
-  }
+    private enum QueryClockKey: Key {
+        static var defaultValue: any QueryClock { SystemTimeQueryClock() }
+    }
 }

@@ -7,45 +7,45 @@ import Foundation
 /// store.context.queryDelayer = .noDelay
 /// ```
 public protocol QueryDelayer: Sendable {
-  /// Suspends for `seconds`. Throws `CancellationError` if the task is cancelled while waiting.
-  func delay(for seconds: TimeInterval) async throws
+    /// Suspends for `seconds`. Throws `CancellationError` if the task is cancelled while waiting.
+    func delay(for seconds: TimeInterval) async throws
 }
 
 /// A delayer that returns at once.
 public struct NoDelayQueryDelayer: QueryDelayer {
-  public init() {}
-  public func delay(for seconds: TimeInterval) async throws {
-    try Task.checkCancellation()
-  }
+    public init() {}
+    public func delay(for seconds: TimeInterval) async throws {
+        try Task.checkCancellation()
+    }
 }
 
 /// A delayer that really sleeps, using `Task.sleep`.
 public struct TaskSleepQueryDelayer: QueryDelayer {
-  public init() {}
-  public func delay(for seconds: TimeInterval) async throws {
-    guard seconds > 0 else { return try Task.checkCancellation() }
-    try await Task.sleep(for: .seconds(seconds))
-  }
+    public init() {}
+    public func delay(for seconds: TimeInterval) async throws {
+        guard seconds > 0 else { return try Task.checkCancellation() }
+        try await Task.sleep(for: .seconds(seconds))
+    }
 }
 
 extension QueryDelayer where Self == NoDelayQueryDelayer {
-  /// A delayer that does not wait.
-  public static var noDelay: NoDelayQueryDelayer { NoDelayQueryDelayer() }
+    /// A delayer that does not wait.
+    public static var noDelay: NoDelayQueryDelayer { NoDelayQueryDelayer() }
 }
 
 extension QueryDelayer where Self == TaskSleepQueryDelayer {
-  /// A delayer that sleeps for the requested time.
-  public static var taskSleep: TaskSleepQueryDelayer { TaskSleepQueryDelayer() }
+    /// A delayer that sleeps for the requested time.
+    public static var taskSleep: TaskSleepQueryDelayer { TaskSleepQueryDelayer() }
 }
 
 extension QueryContext {
-  /// The delayer used between retries. Defaults to ``QueryDelayer/taskSleep``.
-  public var queryDelayer: any QueryDelayer {
-    get { self[QueryDelayerKey.self] }
-    set { self[QueryDelayerKey.self] = newValue }
-  }
+    /// The delayer used between retries. Defaults to ``QueryDelayer/taskSleep``.
+    public var queryDelayer: any QueryDelayer {
+        get { self[QueryDelayerKey.self] }
+        set { self[QueryDelayerKey.self] = newValue }
+    }
 
-  private enum QueryDelayerKey: Key {
-    static var defaultValue: any QueryDelayer { TaskSleepQueryDelayer() }
-  }
+    private enum QueryDelayerKey: Key {
+        static var defaultValue: any QueryDelayer { TaskSleepQueryDelayer() }
+    }
 }

@@ -8,24 +8,24 @@ import Synchronization
 /// defer { subscription.cancel() }
 /// ```
 public final class QuerySubscription: Sendable {
-  private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Mutex<(@Sendable () -> Void)?>
 
-  init(onCancel: @escaping @Sendable () -> Void) {
-    self.onCancel = Mutex(onCancel)
-  }
-
-  /// Stops delivery and unregisters. Calling it again does nothing.
-  public func cancel() {
-    let cancel = onCancel.withLock { handler in
-      defer { handler = nil }
-      return handler
+    init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Mutex(onCancel)
     }
-    cancel?()
-  }
 
-  deinit {
-    cancel()
-  }
+    /// Stops delivery and unregisters. Calling it again does nothing.
+    public func cancel() {
+        let cancel = onCancel.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        cancel?()
+    }
+
+    deinit {
+        cancel()
+    }
 }
 
 /// Delivers states to one subscriber, in the order the store produced them.
@@ -34,57 +34,57 @@ public final class QuerySubscription: Sendable {
 /// it, so a handler may read or even mutate the store. A handler that mutates the store re-enters
 /// `drain`, finds a drain already running and returns; the outer loop delivers the new state.
 final class StateSubscriber<State: Sendable>: Sendable {
-  private struct Queue {
-    var pending: [State] = []
-    var isDraining = false
-    var isCancelled = false
-  }
-
-  private let handler: @Sendable (State) -> Void
-  private let queue = Mutex(Queue())
-
-  init(handler: @escaping @Sendable (State) -> Void) {
-    self.handler = handler
-  }
-
-  func enqueue(_ state: State) {
-    queue.withLock { $0.pending.append(state) }
-  }
-
-  func cancel() {
-    queue.withLock {
-      $0.isCancelled = true
-      $0.pending.removeAll()
+    private struct Queue {
+        var pending: [State] = []
+        var isDraining = false
+        var isCancelled = false
     }
-  }
 
-  func drain() {
-    let shouldDrain = queue.withLock { queue in
-      guard !queue.isDraining, !queue.isCancelled, !queue.pending.isEmpty else { return false }
-      queue.isDraining = true
-      return true
+    private let handler: @Sendable (State) -> Void
+    private let queue = Mutex(Queue())
+
+    init(handler: @escaping @Sendable (State) -> Void) {
+        self.handler = handler
     }
-    guard shouldDrain else { return }
-    while let next = queue.withLock({ queue -> State? in
-      guard !queue.isCancelled, !queue.pending.isEmpty else {
-        queue.isDraining = false
-        return nil
-      }
-      return queue.pending.removeFirst()
-    }) {
-      handler(next)
+
+    func enqueue(_ state: State) {
+        queue.withLock { $0.pending.append(state) }
     }
-  }
+
+    func cancel() {
+        queue.withLock {
+            $0.isCancelled = true
+            $0.pending.removeAll()
+        }
+    }
+
+    func drain() {
+        let shouldDrain = queue.withLock { queue in
+            guard !queue.isDraining, !queue.isCancelled, !queue.pending.isEmpty else { return false }
+            queue.isDraining = true
+            return true
+        }
+        guard shouldDrain else { return }
+        while let next = queue.withLock({ queue -> State? in
+            guard !queue.isCancelled, !queue.pending.isEmpty else {
+                queue.isDraining = false
+                return nil
+            }
+            return queue.pending.removeFirst()
+        }) {
+            handler(next)
+        }
+    }
 }
 
 extension QueryContext {
-  /// Whether subscribing to a store with a stale value starts a fetch. Defaults to `true`.
-  public var queryFetchesOnSubscribe: Bool {
-    get { self[FetchOnSubscribeKey.self] }
-    set { self[FetchOnSubscribeKey.self] = newValue }
-  }
+    /// Whether subscribing to a store with a stale value starts a fetch. Defaults to `true`.
+    public var queryFetchesOnSubscribe: Bool {
+        get { self[FetchOnSubscribeKey.self] }
+        set { self[FetchOnSubscribeKey.self] = newValue }
+    }
 
-  private enum FetchOnSubscribeKey: Key {
-    static let defaultValue = true
-  }
+    private enum FetchOnSubscribeKey: Key {
+        static let defaultValue = true
+    }
 }

@@ -35,7 +35,8 @@ final class QueryBox<Input: Sendable, Result: Sendable>: Sendable {
     /// Records the outcome if none was recorded yet; returns whether this call decided it.
     @discardableResult
     func end(with outcome: Outcome) -> Bool {
-        let decided = state.withLock { state -> (CheckedContinuation<Result, any Error>?, [CheckedContinuation<Void, Never>])? in
+        let decided = state.withLock {
+            state -> (CheckedContinuation<Result, any Error>?, [CheckedContinuation<Void, Never>])? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             let continuation = state.continuation

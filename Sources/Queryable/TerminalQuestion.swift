@@ -60,11 +60,12 @@ extension TerminalQuestion where Answer == Bool {
     /// let question = TerminalQuestion.confirmation("Delete 3 files?", default: false)  // "[y/N]"
     /// ```
     public static func confirmation(_ message: String, default defaultAnswer: Bool? = nil) -> Self {
-        let hint = switch defaultAnswer {
-        case true?: "[Y/n]"
-        case false?: "[y/N]"
-        case nil: "[y/n]"
-        }
+        let hint =
+            switch defaultAnswer {
+            case true?: "[Y/n]"
+            case false?: "[y/N]"
+            case nil: "[y/n]"
+            }
         return TerminalQuestion(
             message: message,
             hint: hint,

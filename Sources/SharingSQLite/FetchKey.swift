@@ -89,7 +89,9 @@ extension SharedReaderKey {
         _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
     ) -> Self where Value: SQLiteValueConvertible & Decodable {
         sqlKey("fetchOne!", Value.self, sql, arguments, database) { db in
-            guard let value = try db.fetchOne(Value.self, sql, arguments) else { throw SharingSQLiteError.noRow(sql: sql) }
+            guard let value = try db.fetchOne(Value.self, sql, arguments) else {
+                throw SharingSQLiteError.noRow(sql: sql)
+            }
             return value
         }
     }
@@ -105,7 +107,9 @@ extension SharedReaderKey {
     public static func fetch<Request: FetchKeyRequest>(
         _ request: Request, database: (any DatabaseWriter)? = nil
     ) -> Self where Value == Request.Value {
-        SharedReaderKey(id: QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))]), database: database) { db in
+        SharedReaderKey(
+            id: QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))]), database: database
+        ) { db in
             let (value, region) = try db.recordingReadRegion { db in try request.fetch(db) }
             return (value, .region(region))
         }

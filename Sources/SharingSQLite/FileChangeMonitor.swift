@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Watches a database file for changes made by anyone, on a thread of its own.
 ///
@@ -29,7 +30,8 @@ final class FileChangeMonitor: Sendable {
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         let watched: Set<String> = [name, name + "-wal", name + "-journal"]
-        let timeout = Int32(clamping: interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
+        let timeout = Int32(
+            clamping: interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         let thread = Thread { [self] in
             onStart()
             self.run(directory: directory, watched: watched, timeout: timeout, onChange: onChange)
@@ -45,54 +47,55 @@ final class FileChangeMonitor: Sendable {
 
     private func run(directory: String, watched: Set<String>, timeout: Int32, onChange: @Sendable () -> Void) {
         #if os(Linux)
-        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if descriptor >= 0 {
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE)
-            if inotify_add_watch(descriptor, directory, mask) < 0 {
-                close(descriptor)
+            let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            if descriptor >= 0 {
+                let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE)
+                if inotify_add_watch(descriptor, directory, mask) < 0 {
+                    close(descriptor)
+                    return pollOnly(timeout: timeout, onChange: onChange)
+                }
+            } else {
                 return pollOnly(timeout: timeout, onChange: onChange)
             }
-        } else {
-            return pollOnly(timeout: timeout, onChange: onChange)
-        }
-        defer { close(descriptor) }
-        let bufferSize = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
-        defer { buffer.deallocate() }
-        let followUpDelays: [Int32] = [1, 4, 16, 64]
-        var followUps = followUpDelays.count
-        while !isStopped.load(ordering: .relaxed) {
-            var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pollDescriptor, 1, followUps < followUpDelays.count ? followUpDelays[followUps] : timeout)
-            if isStopped.load(ordering: .relaxed) { return }
-            guard ready > 0 else {
-                // A follow-up check, or the fallback (a timeout, or an interrupted poll).
-                onChange()
-                followUps = min(followUps + 1, followUpDelays.count)
-                continue
-            }
-            var relevant = false
-            while true {
-                let count = read(descriptor, buffer, bufferSize)
-                guard count > 0 else { break }
-                var offset = 0
-                while offset + MemoryLayout<inotify_event>.size <= count {
-                    let event = (buffer + offset).loadUnaligned(as: inotify_event.self)
-                    let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
-                    if event.len > 0 {
-                        let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
-                        if watched.contains(name) { relevant = true }
+            defer { close(descriptor) }
+            let bufferSize = 4096
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
+            defer { buffer.deallocate() }
+            let followUpDelays: [Int32] = [1, 4, 16, 64]
+            var followUps = followUpDelays.count
+            while !isStopped.load(ordering: .relaxed) {
+                var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(
+                    &pollDescriptor, 1, followUps < followUpDelays.count ? followUpDelays[followUps] : timeout)
+                if isStopped.load(ordering: .relaxed) { return }
+                guard ready > 0 else {
+                    // A follow-up check, or the fallback (a timeout, or an interrupted poll).
+                    onChange()
+                    followUps = min(followUps + 1, followUpDelays.count)
+                    continue
+                }
+                var relevant = false
+                while true {
+                    let count = read(descriptor, buffer, bufferSize)
+                    guard count > 0 else { break }
+                    var offset = 0
+                    while offset + MemoryLayout<inotify_event>.size <= count {
+                        let event = (buffer + offset).loadUnaligned(as: inotify_event.self)
+                        let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
+                        if event.len > 0 {
+                            let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
+                            if watched.contains(name) { relevant = true }
+                        }
+                        offset += MemoryLayout<inotify_event>.size + Int(event.len)
                     }
-                    offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                }
+                if relevant {
+                    onChange()
+                    followUps = 0
                 }
             }
-            if relevant {
-                onChange()
-                followUps = 0
-            }
-        }
         #else
-        pollOnly(timeout: timeout, onChange: onChange)
+            pollOnly(timeout: timeout, onChange: onChange)
         #endif
     }
 

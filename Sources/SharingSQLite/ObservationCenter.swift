@@ -168,7 +168,8 @@ final class ObservationCenter: Sendable {
         context.queryFetchesOnSubscribe = false
         client = QueryClient(defaultContext: context, evictionPolicy: SharedReaderCache.evictionPolicy)
         let path = writer.path
-        watchesFile = !(path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:") || path.contains("mode=memory"))
+        watchesFile =
+            !(path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:") || path.contains("mode=memory"))
         client.evictionHandler = { [weak self] stores in self?.didEvict(stores) }
     }
 
@@ -247,7 +248,8 @@ final class ObservationCenter: Sendable {
     func attach<Value>(_ key: SharedReaderKey<Value>) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) {
         // Outside the lock: a lookup may evict stores, and the eviction handler takes the lock.
         // The lookup also tells the client the store is in use.
-        let store = client.store(for: key.id, of: QueryState<Value?, Value>.self)
+        let store =
+            client.store(for: key.id, of: QueryState<Value?, Value>.self)
             ?? client.store(for: DatabaseFetchQuery(key: key, writer: writer))
         let (id, startMonitor) = state.withLock { state -> (Int, Bool) in
             let id: Int
@@ -267,7 +269,9 @@ final class ObservationCenter: Sendable {
         return (store, Lease(center: self, id: id))
     }
 
-    private static func record<Value>(for key: SharedReaderKey<Value>, store: QueryStore<QueryState<Value?, Value>>) -> Record {
+    private static func record<Value>(for key: SharedReaderKey<Value>, store: QueryStore<QueryState<Value?, Value>>)
+        -> Record
+    {
         let fail: @Sendable (any Error) -> Fetched = { error in
             // A failed statement reported nothing: watch everything, so that the commit that
             // fixes the query (creating a missing table, say) brings the value in.
@@ -340,7 +344,9 @@ final class ObservationCenter: Sendable {
     private func didEvict(_ stores: [any OpaqueQueryStore]) {
         state.withLock { state in
             for store in stores {
-                guard let id = state.idsByStore[ObjectIdentifier(store)], let record = state.records[id] else { continue }
+                guard let id = state.idsByStore[ObjectIdentifier(store)], let record = state.records[id] else {
+                    continue
+                }
                 if record.readerCount == 0 && record.waiters.isEmpty && !record.isInFlight {
                     state.remove(id)
                 } else {
@@ -354,7 +360,9 @@ final class ObservationCenter: Sendable {
     /// How many rounds fetched `key`'s query; for tests.
     func fetchCount<Value>(for key: SharedReaderKey<Value>) -> Int {
         guard let store = client.opaqueStore(for: key.id) else { return 0 }
-        return state.withLock { state in state.idsByStore[ObjectIdentifier(store)].flatMap { state.records[$0]?.fetchCount } ?? 0 }
+        return state.withLock { state in
+            state.idsByStore[ObjectIdentifier(store)].flatMap { state.records[$0]?.fetchCount } ?? 0
+        }
     }
 
     /// How many queries the center keeps; for tests. It follows the client's store count.
@@ -410,7 +418,10 @@ final class ObservationCenter: Sendable {
             checkDataVersion()
         }
         while true {
-            typealias Entry = (id: Int, run: @Sendable (Database) -> Fetched, fail: @Sendable (any Error) -> Fetched, waiters: [Completion])
+            typealias Entry = (
+                id: Int, run: @Sendable (Database) -> Fetched, fail: @Sendable (any Error) -> Fetched,
+                waiters: [Completion]
+            )
             let (batch, commitCount) = state.withLock { state -> ([Entry], Int) in
                 var batch: [Entry] = []
                 batch.reserveCapacity(state.pendingIDs.count)

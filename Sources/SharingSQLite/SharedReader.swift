@@ -279,7 +279,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
                     for stream in state.streams.values { stream.yield(value) }
                 }
             }
-            if queryState.errorUpdateCount != state.errorSequence || (queryState.error == nil) != (state.loadError == nil) {
+            if queryState.errorUpdateCount != state.errorSequence
+                || (queryState.error == nil) != (state.loadError == nil)
+            {
                 state.errorSequence = queryState.errorUpdateCount
                 if state.loadError != nil || queryState.error != nil {
                     state.loadError = queryState.error

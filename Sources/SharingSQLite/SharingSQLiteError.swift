@@ -17,11 +17,13 @@ public enum SharingSQLiteError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noDatabase:
-            return "no database to read from: pass `database:` to the key, or call DefaultDatabase.set(_:) once at startup"
+            return
+                "no database to read from: pass `database:` to the key, or call DefaultDatabase.set(_:) once at startup"
         case .defaultDatabaseAlreadySet:
             return "the default database is already set; it can be set only once per process"
         case .noRow(let sql):
-            return "the query returned no row, and the value is not optional (use an optional type to allow none)\n  SQL: \(sql)"
+            return
+                "the query returned no row, and the value is not optional (use an optional type to allow none)\n  SQL: \(sql)"
         case .noKey:
             return "this reader has no key to reload: call load(_:) with a key first"
         }

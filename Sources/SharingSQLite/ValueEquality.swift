@@ -10,6 +10,8 @@ func equality<Value: Sendable>(of type: Value.Type) -> (@Sendable (Value, Value)
 }
 
 /// Opens the `Equatable` type, which is `Value` itself.
-private func equality<E: Equatable & Sendable, Value: Sendable>(of equatable: E.Type, as type: Value.Type) -> @Sendable (Value, Value) -> Bool {
+private func equality<E: Equatable & Sendable, Value: Sendable>(of equatable: E.Type, as type: Value.Type)
+    -> @Sendable (Value, Value) -> Bool
+{
     { lhs, rhs in (lhs as! E) == (rhs as! E) }
 }

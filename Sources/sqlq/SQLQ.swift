@@ -1,7 +1,8 @@
 import ArgumentParser
 import Dispatch
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sqlq`: dynamic filtered queries against any SQLite file, from the command line, and live.

@@ -3,77 +3,77 @@ import Testing
 
 @Suite("Staleness")
 struct StalenessTests {
-  @Test("A store without a value is stale; a fetched value is fresh by default")
-  func defaultStaleness() async throws {
-    let store = QueryStore.detached(query: TestQuery(), initialValue: nil)
-    store.context = testContext()
-    #expect(store.isStale)
-    try await store.fetch()
-    #expect(!store.isStale)
-  }
+    @Test("A store without a value is stale; a fetched value is fresh by default")
+    func defaultStaleness() async throws {
+        let store = QueryStore.detached(query: TestQuery(), initialValue: nil)
+        store.context = testContext()
+        #expect(store.isStale)
+        try await store.fetch()
+        #expect(!store.isStale)
+    }
 
-  @Test("stale(after:) compares valueLastUpdatedAt with the query clock")
-  func staleAfterDuration() async throws {
-    let clock = TestClock()
-    let store = QueryStore.detached(query: TestQuery().stale(after: 60), initialValue: nil)
-    store.context.queryClock = clock.queryClock
-    try await store.fetch()
-    clock.advance(by: 59)
-    #expect(!store.isStale)
-    clock.advance(by: 1)
-    #expect(store.isStale)
-  }
+    @Test("stale(after:) compares valueLastUpdatedAt with the query clock")
+    func staleAfterDuration() async throws {
+        let clock = TestClock()
+        let store = QueryStore.detached(query: TestQuery().stale(after: 60), initialValue: nil)
+        store.context.queryClock = clock.queryClock
+        try await store.fetch()
+        clock.advance(by: 59)
+        #expect(!store.isStale)
+        clock.advance(by: 1)
+        #expect(store.isStale)
+    }
 
-  @Test("invalidate(refetch: false) marks stale without fetching; revalidateIfStale fetches")
-  func invalidateWithoutRefetch() async throws {
-    let gate = Gate()
-    let query = TestQuery(gate: gate)
-    let store = QueryStore.detached(query: query, initialValue: nil)
-    store.context = testContext()
-    gate.open()
-    try await store.fetch()
-    #expect(!store.revalidateIfStale())
+    @Test("invalidate(refetch: false) marks stale without fetching; revalidateIfStale fetches")
+    func invalidateWithoutRefetch() async throws {
+        let gate = Gate()
+        let query = TestQuery(gate: gate)
+        let store = QueryStore.detached(query: query, initialValue: nil)
+        store.context = testContext()
+        gate.open()
+        try await store.fetch()
+        #expect(!store.revalidateIfStale())
 
-    store.invalidate(refetch: false)
-    #expect(store.isStale)
-    #expect(!store.isLoading)
-    #expect(query.fetchCount.count == 1)
+        store.invalidate(refetch: false)
+        #expect(store.isStale)
+        #expect(!store.isLoading)
+        #expect(query.fetchCount.count == 1)
 
-    #expect(store.revalidateIfStale())
-    #expect(store.isLoading)  // synchronously, before the fetch runs
-    await yieldUntil { !store.isLoading }
-    #expect(!store.isStale)
-    #expect(query.fetchCount.count == 2)
-  }
+        #expect(store.revalidateIfStale())
+        #expect(store.isLoading)  // synchronously, before the fetch runs
+        await yieldUntil { !store.isLoading }
+        #expect(!store.isStale)
+        #expect(query.fetchCount.count == 2)
+    }
 
-  @Test("setValue makes the value fresh and timestamps it")
-  func setValueIsFresh() {
-    let clock = TestClock()
-    let store = QueryStore.detached(query: TestQuery(), initialValue: nil)
-    store.context.queryClock = clock.queryClock
-    store.invalidate()
-    store.setValue(4)
-    #expect(!store.isStale)
-    #expect(store.valueLastUpdatedAt == clock.now)
-  }
+    @Test("setValue makes the value fresh and timestamps it")
+    func setValueIsFresh() {
+        let clock = TestClock()
+        let store = QueryStore.detached(query: TestQuery(), initialValue: nil)
+        store.context.queryClock = clock.queryClock
+        store.invalidate()
+        store.setValue(4)
+        #expect(!store.isStale)
+        #expect(store.valueLastUpdatedAt == clock.now)
+    }
 
-  @Test("Non-optional state starts from its initial value")
-  func nonOptionalState() async throws {
-    let store = QueryStore.detached(
-      query: ItemsQuery(),
-      initialState: QueryState(initialValue: [])
-    )
-    store.context = testContext()
-    #expect(store.currentValue == [])
-    try await store.fetch()
-    #expect(store.currentValue == ["a", "b"])
-  }
+    @Test("Non-optional state starts from its initial value")
+    func nonOptionalState() async throws {
+        let store = QueryStore.detached(
+            query: ItemsQuery(),
+            initialState: QueryState(initialValue: [])
+        )
+        store.context = testContext()
+        #expect(store.currentValue == [])
+        try await store.fetch()
+        #expect(store.currentValue == ["a", "b"])
+    }
 }
 
 private struct ItemsQuery: QueryRequest, Hashable {
-  typealias State = QueryState<[String], [String]>
+    typealias State = QueryState<[String], [String]>
 
-  func fetch(in context: QueryContext, with continuation: QueryContinuation<[String]>) async throws -> [String] {
-    ["a", "b"]
-  }
+    func fetch(in context: QueryContext, with continuation: QueryContinuation<[String]>) async throws -> [String] {
+        ["a", "b"]
+    }
 }

@@ -5,195 +5,195 @@ import Testing
 
 /// A clock that only moves when a test moves it.
 final class TestClock: Sendable {
-  private let date: Mutex<Date>
-  /// Seconds added after every reading, for tests that need each reading to differ.
-  private let autoAdvance: TimeInterval
+    private let date: Mutex<Date>
+    /// Seconds added after every reading, for tests that need each reading to differ.
+    private let autoAdvance: TimeInterval
 
-  init(_ date: Date = Date(timeIntervalSince1970: 1_000_000), autoAdvance: TimeInterval = 0) {
-    self.date = Mutex(date)
-    self.autoAdvance = autoAdvance
-  }
-
-  var now: Date {
-    date.withLock { date in
-      defer { date.addTimeInterval(autoAdvance) }
-      return date
+    init(_ date: Date = Date(timeIntervalSince1970: 1_000_000), autoAdvance: TimeInterval = 0) {
+        self.date = Mutex(date)
+        self.autoAdvance = autoAdvance
     }
-  }
 
-  func advance(by seconds: TimeInterval) {
-    date.withLock { $0.addTimeInterval(seconds) }
-  }
+    var now: Date {
+        date.withLock { date in
+            defer { date.addTimeInterval(autoAdvance) }
+            return date
+        }
+    }
 
-  var queryClock: CustomQueryClock { .custom { self.now } }
+    func advance(by seconds: TimeInterval) {
+        date.withLock { $0.addTimeInterval(seconds) }
+    }
+
+    var queryClock: CustomQueryClock { .custom { self.now } }
 }
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-  private let value = Mutex(0)
+    private let value = Mutex(0)
 
-  @discardableResult
-  func increment() -> Int {
-    value.withLock {
-      $0 += 1
-      return $0
+    @discardableResult
+    func increment() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
     }
-  }
 
-  var count: Int { value.withLock { $0 } }
+    var count: Int { value.withLock { $0 } }
 }
 
 /// A thread-safe list that records what a test wants to inspect.
 final class Recorder<Element: Sendable>: Sendable {
-  private let elements = Mutex<[Element]>([])
+    private let elements = Mutex<[Element]>([])
 
-  func append(_ element: Element) {
-    elements.withLock { $0.append(element) }
-  }
+    func append(_ element: Element) {
+        elements.withLock { $0.append(element) }
+    }
 
-  var values: [Element] { elements.withLock { $0 } }
+    var values: [Element] { elements.withLock { $0 } }
 }
 
 /// A delayer that records what it was asked to wait for and returns at once.
 final class RecordingDelayer: QueryDelayer {
-  private let recorder = Recorder<TimeInterval>()
+    private let recorder = Recorder<TimeInterval>()
 
-  func delay(for seconds: TimeInterval) async throws {
-    recorder.append(seconds)
-  }
+    func delay(for seconds: TimeInterval) async throws {
+        recorder.append(seconds)
+    }
 
-  var delays: [TimeInterval] { recorder.values }
+    var delays: [TimeInterval] { recorder.values }
 }
 
 /// Holds async code at a point until the test opens it, and lets the test await arrivals there.
 /// Waiting honours cancellation, so a held fetch can be cancelled.
 final class Gate: Sendable {
-  private struct State {
-    var isOpen = false
-    var arrivals = 0
-    var held: [UInt64: CheckedContinuation<Void, any Error>] = [:]
-    var cancelled: Set<UInt64> = []
-    var nextID: UInt64 = 0
-    var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-  }
-
-  private let state = Mutex(State())
-
-  /// Suspends until `open()`. Throws `CancellationError` if cancelled first.
-  func wait() async throws {
-    let id = state.withLock { state in
-      state.nextID += 1
-      return state.nextID
+    private struct State {
+        var isOpen = false
+        var arrivals = 0
+        var held: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var cancelled: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        let ready = state.withLock { state in
-          state.arrivals += 1
-          let ready = state.arrivalWaiters.filter { $0.count <= state.arrivals }
-          state.arrivalWaiters.removeAll { $0.count <= state.arrivals }
-          if state.cancelled.remove(id) != nil {
-            continuation.resume(throwing: CancellationError())
-          } else if state.isOpen {
-            continuation.resume()
-          } else {
-            state.held[id] = continuation
-          }
-          return ready
+
+    private let state = Mutex(State())
+
+    /// Suspends until `open()`. Throws `CancellationError` if cancelled first.
+    func wait() async throws {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
         }
-        for waiter in ready { waiter.continuation.resume() }
-      }
-    } onCancel: {
-      state.withLock { state in
-        if let continuation = state.held.removeValue(forKey: id) {
-          continuation.resume(throwing: CancellationError())
-        } else {
-          state.cancelled.insert(id)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready = state.withLock { state in
+                    state.arrivals += 1
+                    let ready = state.arrivalWaiters.filter { $0.count <= state.arrivals }
+                    state.arrivalWaiters.removeAll { $0.count <= state.arrivals }
+                    if state.cancelled.remove(id) != nil {
+                        continuation.resume(throwing: CancellationError())
+                    } else if state.isOpen {
+                        continuation.resume()
+                    } else {
+                        state.held[id] = continuation
+                    }
+                    return ready
+                }
+                for waiter in ready { waiter.continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state in
+                if let continuation = state.held.removeValue(forKey: id) {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    state.cancelled.insert(id)
+                }
+            }
         }
-      }
     }
-  }
 
-  /// Resumes everything waiting now and lets later arrivals pass.
-  func open() {
-    let held = state.withLock { state in
-      state.isOpen = true
-      defer { state.held.removeAll() }
-      return Array(state.held.values)
+    /// Resumes everything waiting now and lets later arrivals pass.
+    func open() {
+        let held = state.withLock { state in
+            state.isOpen = true
+            defer { state.held.removeAll() }
+            return Array(state.held.values)
+        }
+        for continuation in held { continuation.resume() }
     }
-    for continuation in held { continuation.resume() }
-  }
 
-  /// Returns once `count` callers have reached `wait()` in total.
-  func arrivals(_ count: Int) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let arrived = state.withLock { state in
-        if state.arrivals >= count { return true }
-        state.arrivalWaiters.append((count, continuation))
-        return false
-      }
-      if arrived { continuation.resume() }
+    /// Returns once `count` callers have reached `wait()` in total.
+    func arrivals(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let arrived = state.withLock { state in
+                if state.arrivals >= count { return true }
+                state.arrivalWaiters.append((count, continuation))
+                return false
+            }
+            if arrived { continuation.resume() }
+        }
     }
-  }
 }
 
 /// A delayer that waits on a gate, so a test decides when a timeout fires.
 final class GateDelayer: QueryDelayer {
-  let gate = Gate()
+    let gate = Gate()
 
-  func delay(for seconds: TimeInterval) async throws {
-    try await gate.wait()
-  }
+    func delay(for seconds: TimeInterval) async throws {
+        try await gate.wait()
+    }
 }
 
 struct TestError: Error, Equatable {
-  var message = "failed"
+    var message = "failed"
 }
 
 struct FatalTestError: NonRetryableQueryError, Equatable {}
 
 /// Spins on `Task.yield()` until `condition` holds. It never sleeps; it only lets other tasks run.
 func yieldUntil(
-  _ condition: @Sendable () -> Bool,
-  sourceLocation: SourceLocation = #_sourceLocation
+    _ condition: @Sendable () -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-  for _ in 0..<1_000_000 {
-    if condition() { return }
-    await Task.yield()
-  }
-  Issue.record("Condition never became true", sourceLocation: sourceLocation)
+    for _ in 0..<1_000_000 {
+        if condition() { return }
+        await Task.yield()
+    }
+    Issue.record("Condition never became true", sourceLocation: sourceLocation)
 }
 
 /// A context that neither sleeps nor reads the system clock.
 func testContext(clock: TestClock = TestClock()) -> QueryContext {
-  var context = QueryContext()
-  context.queryClock = clock.queryClock
-  context.queryDelayer = .noDelay
-  return context
+    var context = QueryContext()
+    context.queryClock = clock.queryClock
+    context.queryDelayer = .noDelay
+    return context
 }
 
 /// A configurable query for the tests that are not about a seed example.
 struct TestQuery: QueryRequest {
-  var path: QueryPath
-  var fetchCount = Counter()
-  var gate: Gate?
-  var result: @Sendable (QueryContext) throws -> Int = { _ in 1 }
+    var path: QueryPath
+    var fetchCount = Counter()
+    var gate: Gate?
+    var result: @Sendable (QueryContext) throws -> Int = { _ in 1 }
 
-  init(
-    _ path: QueryPath = ["test"],
-    gate: Gate? = nil,
-    result: @escaping @Sendable (QueryContext) throws -> Int = { _ in 1 }
-  ) {
-    self.path = path
-    self.gate = gate
-    self.result = result
-  }
+    init(
+        _ path: QueryPath = ["test"],
+        gate: Gate? = nil,
+        result: @escaping @Sendable (QueryContext) throws -> Int = { _ in 1 }
+    ) {
+        self.path = path
+        self.gate = gate
+        self.result = result
+    }
 
-  func fetch(
-    in context: QueryContext,
-    with continuation: QueryContinuation<Int>
-  ) async throws -> Int {
-    fetchCount.increment()
-    if let gate { try await gate.wait() }
-    return try result(context)
-  }
+    func fetch(
+        in context: QueryContext,
+        with continuation: QueryContinuation<Int>
+    ) async throws -> Int {
+        fetchCount.increment()
+        if let gate { try await gate.wait() }
+        return try result(context)
+    }
 }

@@ -63,8 +63,11 @@ final class PseudoTerminal: Sendable {
                     let ready = poll(&descriptor, 1, 20_000)
                     if ready == 0 {
                         let shown = self.output.withLock { $0 }
-                        continuation.resume(throwing: PseudoTerminalError(
-                            description: "\"\(text)\" did not appear \(occurrences) time(s); terminal shows \(shown.debugDescription)"))
+                        continuation.resume(
+                            throwing: PseudoTerminalError(
+                                description:
+                                    "\"\(text)\" did not appear \(occurrences) time(s); terminal shows \(shown.debugDescription)"
+                            ))
                         return
                     }
                     if ready < 0 {

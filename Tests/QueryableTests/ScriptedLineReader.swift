@@ -65,7 +65,8 @@ final class ScriptedLineReader: TerminalLineReader {
     func readLine() async throws -> TerminalInputEvent {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let (number, immediate) = state.withLock { state -> (Int, Swift.Result<TerminalInputEvent, any Error>?) in
+                let (number, immediate) = state.withLock {
+                    state -> (Int, Swift.Result<TerminalInputEvent, any Error>?) in
                     state.reads += 1
                     if Task.isCancelled { return (state.reads, .failure(CancellationError())) }
                     if !state.queued.isEmpty { return (state.reads, .success(state.queued.removeFirst())) }

@@ -46,8 +46,10 @@ struct TerminalPresenterTests {
             .ask(question)
         #expect(byNumber == "blue")
         #expect(output.written == "  1) red\n  2) green (default)\n  3) blue\nPick a color [1-3, default 2] ")
-        let byLabel = try await TerminalPresenter(input: ScriptedLineReader(script: [.line("RED")]), output: RecordingWriter())
-            .ask(question)
+        let byLabel = try await TerminalPresenter(
+            input: ScriptedLineReader(script: [.line("RED")]), output: RecordingWriter()
+        )
+        .ask(question)
         #expect(byLabel == "red")
     }
 

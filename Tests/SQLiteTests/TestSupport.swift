@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SQLite
 
 /// A folder under the system's temporary directory, removed when the value is released.
@@ -21,7 +22,9 @@ let demoMigrationsDirectory: String = {
     while url.pathComponents.count > 1 {
         url.deleteLastPathComponent()
         let candidate = url.appendingPathComponent("Migrations")
-        if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("0001_create_lists_and_items.sql").path) {
+        if FileManager.default.fileExists(
+            atPath: candidate.appendingPathComponent("0001_create_lists_and_items.sql").path)
+        {
             return candidate.path
         }
     }
@@ -31,7 +34,8 @@ let demoMigrationsDirectory: String = {
 /// An in-memory database with an `items` table and a few rows.
 func makeItemsDatabase() throws -> Database {
     let db = try Database()
-    try db.execute("""
+    try db.execute(
+        """
         CREATE TABLE items(
             id INTEGER PRIMARY KEY,
             title TEXT NOT NULL,
@@ -42,10 +46,12 @@ func makeItemsDatabase() throws -> Database {
             data BLOB
         )
         """)
-    try db.execute("INSERT INTO items(title, done, priority, due, score) VALUES (?, ?, ?, ?, ?)",
-                   ["milk", false, 3, "2026-01-02 03:04:05.678", 1.5])
-    try db.execute("INSERT INTO items(title, done, priority, due, score) VALUES (?, ?, ?, ?, ?)",
-                   ["bread", true, nil, nil, nil])
+    try db.execute(
+        "INSERT INTO items(title, done, priority, due, score) VALUES (?, ?, ?, ?, ?)",
+        ["milk", false, 3, "2026-01-02 03:04:05.678", 1.5])
+    try db.execute(
+        "INSERT INTO items(title, done, priority, due, score) VALUES (?, ?, ?, ?, ?)",
+        ["bread", true, nil, nil, nil])
     try db.execute("INSERT INTO items(title, done, priority) VALUES (?, ?, ?)", ["eggs", false, 1])
     return db
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import SharingSQLite
 
 /// Holds back the fetches of a gated request until the test opens the gate.
@@ -53,7 +54,8 @@ struct Items: FetchKeyRequest {
         // Every key is new and has its own value, so a load that returned before its value
         // reached the reader would show the previous one.
         for offset in 0..<300 {
-            try await reader.load(.fetchOne("SELECT ? + count(*) FROM items", arguments: [.integer(Int64(offset))], database: db))
+            try await reader.load(
+                .fetchOne("SELECT ? + count(*) FROM items", arguments: [.integer(Int64(offset))], database: db))
             #expect(reader.wrappedValue == offset + 2)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import QueryCache
 import Synchronization
 import Testing
+
 @testable import SharingSQLite
 
 /// A clock that moves only when the test moves it, for eviction.
@@ -17,7 +18,9 @@ final class ManualClock: Sendable {
         let db = try makeItemsDatabase()
         let readers = (0..<20).map { _ in SharedReader<Int>(value: -1) }
         for (index, reader) in readers.enumerated() {
-            try await reader.load(.fetchOne("SELECT count(*) FROM other WHERE id > ?", arguments: [.integer(Int64(-index))], database: db))
+            try await reader.load(
+                .fetchOne("SELECT count(*) FROM other WHERE id > ?", arguments: [.integer(Int64(-index))], database: db)
+            )
         }
         for index in 0..<20 {
             try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
@@ -55,7 +58,9 @@ final class ManualClock: Sendable {
         let good = SharedReader<Int>(value: -1)
         let bad = SharedReader<Int>(value: -1)
         try await good.load(.fetchOne("SELECT count(*) FROM items", database: db))
-        await #expect(throws: SQLiteError.self) { try await bad.load(.fetchOne("SELECT count(*) FROM missing", database: db)) }
+        await #expect(throws: SQLiteError.self) {
+            try await bad.load(.fetchOne("SELECT count(*) FROM missing", database: db))
+        }
         for index in 0..<5 {
             try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SharingSQLite
 
 /// An `items` row written through the record API, read back by the readers as ``Item``.
@@ -22,7 +23,9 @@ struct WritableItem: PersistableRecord, Encodable, Sendable {
             return item
         }
         #expect(inserted.id == 3)
-        try await value(of: $items) { $0 == [Item(id: 1, title: "a"), Item(id: 2, title: "b"), Item(id: 3, title: "c")] }
+        try await value(of: $items) {
+            $0 == [Item(id: 1, title: "a"), Item(id: 2, title: "b"), Item(id: 3, title: "c")]
+        }
 
         try await db.write { db in
             var renamed = inserted

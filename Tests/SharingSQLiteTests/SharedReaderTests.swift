@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Synchronization
 import Testing
+
 @testable import SharingSQLite
 
 @Suite struct SharedReaderTests {
@@ -18,7 +19,8 @@ import Testing
     @Test func decodableAndFetchOneKeys() async throws {
         let db = try makeItemsDatabase()
         @SharedReader(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db)) var decoded: [CodableItem]
-        @SharedReader(.fetchOne("SELECT id, title FROM items WHERE id = ?", arguments: [2], database: db)) var item: Item?
+        @SharedReader(.fetchOne("SELECT id, title FROM items WHERE id = ?", arguments: [2], database: db)) var item:
+            Item?
         @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
         @SharedReader(.fetchOne("SELECT title FROM items WHERE id = 99", database: db)) var missing: String?
         try await $decoded.load()
@@ -59,9 +61,12 @@ import Testing
     @Test func burstOfCommitsIsCoalescedAndEndsOnTheFinalValue() async throws {
         let db = try makeItemsDatabase()
         let readers = (0..<3).map { _ in SharedReader<[Item]>(value: []) }
-        for reader in readers { try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db)) }
+        for reader in readers {
+            try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db))
+        }
         for index in 0..<10 {
-            try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("burst \(index)")]) }
+            try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("burst \(index)")])
+            }
         }
         for reader in readers { try await value(of: reader) { $0.last?.title == "burst 9" && $0.count == 12 } }
         // One initial fetch plus at most one per commit; the readers share them.
@@ -167,7 +172,11 @@ import Testing
         let reader = SharedReader<[Item]>(value: [])
         try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db))
         let changed = Mutex(false)
-        withObservationTracking { _ = reader.wrappedValue } onChange: { changed.withLock { $0 = true } }
+        withObservationTracking {
+            _ = reader.wrappedValue
+        } onChange: {
+            changed.withLock { $0 = true }
+        }
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await eventually(reader) { $0.wrappedValue.count == 3 }
         #expect(changed.withLock { $0 })

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Synchronization
 import Testing
+
 @testable import SharingSQLite
 
 struct Item: FetchableRow, Equatable, Sendable {
@@ -63,7 +64,11 @@ func eventually<V: Sendable>(
                 let satisfied = await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                         once.arm(continuation)
-                        let done = withObservationTracking { condition(reader) } onChange: { once.resume(false) }
+                        let done = withObservationTracking {
+                            condition(reader)
+                        } onChange: {
+                            once.resume(false)
+                        }
                         if done { once.resume(true) }
                     }
                 } onCancel: {
@@ -120,7 +125,8 @@ func makeItemsDatabase() throws -> DatabaseQueue {
 }
 
 func temporaryDatabasePath() -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("SharingSQLiteTests-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "SharingSQLiteTests-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent("test.sqlite").path
 }
@@ -129,4 +135,3 @@ func fetchCount<V>(_ reader: SharedReader<V>) -> Int {
     guard let (center, key) = reader.attachment else { return 0 }
     return center.fetchCount(for: key)
 }
-

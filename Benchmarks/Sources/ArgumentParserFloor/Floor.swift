@@ -1,6 +1,7 @@
 import ArgumentParser
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The start-up floor of an argument-parser program: sqlq's `query` options, declared the same
@@ -19,7 +20,8 @@ struct DatabaseOptions: ParsableArguments {
 
 struct QueryOptions: ParsableArguments {
     @Argument(help: "The table.") var table: String
-    @Option(name: .customLong("where"), parsing: .unconditionalSingleValue, help: "A filter.") var filters: [String] = []
+    @Option(name: .customLong("where"), parsing: .unconditionalSingleValue, help: "A filter.") var filters: [String] =
+        []
     @Option(parsing: .unconditionalSingleValue, help: "A sort.") var sort: [String] = []
     @Option(help: "A limit.") var limit: Int?
     @Option(help: "An offset.") var offset: Int?

@@ -14,7 +14,8 @@ enum BenchmarkDatabase {
         }
         let connection = try RawConnection(path: path)
         try connection.execute(String(decoding: schema, as: UTF8.self))
-        try connection.execute("""
+        try connection.execute(
+            """
             BEGIN;
             INSERT INTO lists (id, name, color) VALUES
                 (1, 'Groceries', 'green'), (2, 'Work', 'blue'), (3, 'Home', 'orange'), (4, 'Errands', 'purple'), (5, 'Reading', NULL);
@@ -51,7 +52,8 @@ final class RawConnection {
 
     init(path: String) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle else {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle
+        else {
             throw BenchmarkError("cannot open \(path)")
         }
         self.handle = handle
@@ -70,7 +72,9 @@ final class RawConnection {
 
     func integer(_ sql: String) throws -> Int {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw BenchmarkError("cannot prepare \(sql)") }
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw BenchmarkError("cannot prepare \(sql)")
+        }
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchmarkError("no row for \(sql)") }
         return Int(sqlite3_column_int64(statement, 0))

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program started with `posix_spawn`, the cheapest way to launch one, so that the launcher
@@ -31,7 +32,9 @@ struct ChildProcess {
         }
         var pid: pid_t = 0
         let code = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
-        guard code == 0 else { throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(code)))") }
+        guard code == 0 else {
+            throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(code)))")
+        }
         self.pid = pid
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Milliseconds from a commit made by another connection (this process's raw sqlite3
@@ -14,7 +15,10 @@ enum WatchLatency {
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else { throw BenchmarkError("pipe failed") }
         let watch = try ChildProcess(
-            [sqlq, "watch", "items", "--where", "priority = 5 and due >= 2026-12-31T12:00", "--count", "--db", database],
+            [
+                sqlq, "watch", "items", "--where", "priority = 5 and due >= 2026-12-31T12:00", "--count", "--db",
+                database,
+            ],
             output: descriptors[1])
         close(descriptors[1])
         defer { close(descriptors[0]) }
@@ -24,7 +28,9 @@ enum WatchLatency {
         /// Reads until the output holds `count` status lines.
         func waitForStatusLines(_ count: Int) throws {
             while occurrences(statusLine, in: seen) < count {
-                guard let chunk = try reader.read() else { throw BenchmarkError("sqlq watch ended early: \(String(decoding: seen, as: UTF8.self))") }
+                guard let chunk = try reader.read() else {
+                    throw BenchmarkError("sqlq watch ended early: \(String(decoding: seen, as: UTF8.self))")
+                }
                 seen += chunk
             }
         }
@@ -33,7 +39,8 @@ enum WatchLatency {
         let writer = try RawConnection(path: database)
         var latencies: [Double] = []
         for commit in 1...commits {
-            try writer.execute("""
+            try writer.execute(
+                """
                 INSERT INTO items (list_id, title, priority, done, due, created_at)
                 VALUES (1, 'watch benchmark', 5, 0, '2026-12-31 23:59:00.000', '2026-01-01 00:00:00.000')
                 """)

@@ -23,7 +23,9 @@ struct Options {
             return value
         }
         func number(_ option: String) throws -> Int {
-            guard let number = Int(try value(option)), number > 0 else { throw BenchmarkError("\(option) takes a positive number") }
+            guard let number = Int(try value(option)), number > 0 else {
+                throw BenchmarkError("\(option) takes a positive number")
+            }
             return number
         }
         while let argument = rest.popFirst() {
@@ -39,7 +41,9 @@ struct Options {
                 guard let equals = spec.firstIndex(of: "=") else { throw BenchmarkError("--sqlq takes label=path") }
                 builds.append((String(spec[..<equals]), String(spec[spec.index(after: equals)...])))
             case "-h", "--help":
-                print("usage: CLIBenchmarks --sqlq LABEL=PATH... [--rows N] [--runs N] [--commits N] [--database PATH] [--sqlite3 PATH] [--floor PATH]")
+                print(
+                    "usage: CLIBenchmarks --sqlq LABEL=PATH... [--rows N] [--runs N] [--commits N] [--database PATH] [--sqlite3 PATH] [--floor PATH]"
+                )
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
             }
@@ -143,35 +147,54 @@ do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../..").standardized
-    let database = options.database
+    let database =
+        options.database
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("sqlq-benchmark-\(options.rows).sqlite").path
     try BenchmarkDatabase.prepare(
         path: database, rows: options.rows,
         schemaFile: packageRoot.appendingPathComponent("Migrations/0001_create_lists_and_items.sql").path)
 
-    print("sqlq query against the sqlite3 shell: \(options.rows) items, \(options.runs) alternating runs each, "
-        + "whole-process wall time; both print CSV with a header")
+    print(
+        "sqlq query against the sqlite3 shell: \(options.rows) items, \(options.runs) alternating runs each, "
+            + "whole-process wall time; both print CSV with a header")
     print("")
     print("| query | program | median ms | × sqlite3 |")
     print("|---|---|---:|---:|")
     for query in queries {
         let shell = query.shell(options.sqlite3, database)
-        let commands = [("sqlite3 shell, values bound", shell)] + options.builds.map { build in
-            ("sqlq (\(build.label))", [build.path, "query", "items"] + query.sqlqArguments + ["--format", "csv", "--db", database])
-        } + (options.floor.map { floor in
-            [("argument-parser alone (static)", [floor, "query", "items"] + query.sqlqArguments + ["--format", "csv", "--db", database])]
-        } ?? []) + [("sqlite3 shell, values in the SQL", [options.sqlite3, "-csv", "-header", database, query.literal])]
+        let commands =
+            [("sqlite3 shell, values bound", shell)]
+            + options.builds.map { build in
+                (
+                    "sqlq (\(build.label))",
+                    [build.path, "query", "items"] + query.sqlqArguments + ["--format", "csv", "--db", database]
+                )
+            }
+            + (options.floor.map { floor in
+                [
+                    (
+                        "argument-parser alone (static)",
+                        [floor, "query", "items"] + query.sqlqArguments + ["--format", "csv", "--db", database]
+                    )
+                ]
+            } ?? []) + [
+                ("sqlite3 shell, values in the SQL", [options.sqlite3, "-csv", "-header", database, query.literal])
+            ]
         // sqlq must run this very SQL, and print the same rows as the shell, or the comparison
         // means nothing. (The shell quotes more fields than it must and ends lines with LF,
         // sqlq with CRLF as RFC 4180 says.)
         let expected = csvRecords(try ChildProcess.output(shell))
         for build in options.builds {
-            let explained = try ChildProcess.output([build.path, "query", "items"] + query.sqlqArguments + ["--explain", "--db", database])
+            let explained = try ChildProcess.output(
+                [build.path, "query", "items"] + query.sqlqArguments + ["--explain", "--db", database])
             guard String(decoding: explained, as: UTF8.self).hasPrefix(query.sql + "\n") else {
-                throw BenchmarkError("sqlq (\(build.label)) runs other SQL than \(query.sql): \(String(decoding: explained, as: UTF8.self))")
+                throw BenchmarkError(
+                    "sqlq (\(build.label)) runs other SQL than \(query.sql): \(String(decoding: explained, as: UTF8.self))"
+                )
             }
         }
-        for (label, command) in commands.dropFirst().prefix(options.builds.count) where csvRecords(try ChildProcess.output(command)) != expected {
+        for (label, command) in commands.dropFirst().prefix(options.builds.count)
+        where csvRecords(try ChildProcess.output(command)) != expected {
             throw BenchmarkError("\(label) prints other rows than the sqlite3 shell for \(query.name)")
         }
         var times = [[Double]](repeating: [], count: commands.count)
@@ -188,14 +211,17 @@ do {
     }
 
     print("")
-    print("sqlq watch: from a commit by another connection to the redraw on sqlq's standard output (a pipe), "
-        + "\(options.commits) commits")
+    print(
+        "sqlq watch: from a commit by another connection to the redraw on sqlq's standard output (a pipe), "
+            + "\(options.commits) commits")
     print("")
     print("| program | p50 ms | p90 ms | max ms |")
     print("|---|---:|---:|---:|")
     for build in options.builds {
         let latencies = try WatchLatency.measure(sqlq: build.path, database: database, commits: options.commits)
-        print("| sqlq (\(build.label)) | \(format(percentile(latencies, 0.5))) | \(format(percentile(latencies, 0.9))) | \(format(latencies.max() ?? 0)) |")
+        print(
+            "| sqlq (\(build.label)) | \(format(percentile(latencies, 0.5))) | \(format(percentile(latencies, 0.9))) | \(format(latencies.max() ?? 0)) |"
+        )
     }
 } catch {
     FileHandle.standardError.write(Data("CLIBenchmarks: \(error)\n".utf8))

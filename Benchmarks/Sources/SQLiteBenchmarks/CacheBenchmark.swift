@@ -21,7 +21,8 @@ struct CachedItem: FetchableRow, Equatable, Sendable {
 struct ItemsFrom: FetchKeyRequest {
     var minimumID: Int64
     func fetch(_ db: Database) throws -> [CachedItem] {
-        try Table("items").filter(Column("id") >= minimumID).sort(Column("id")).limit(20).asRequest(of: CachedItem.self).fetchAll(db)
+        try Table("items").filter(Column("id") >= minimumID).sort(Column("id")).limit(20).asRequest(of: CachedItem.self)
+            .fetchAll(db)
     }
 }
 
@@ -64,8 +65,12 @@ private func switchingBack() async throws {
     }
     print("| query cache: switching a reader (\(switches) switches) | p50 µs | p99 µs |")
     print("|---|---:|---:|")
-    print("| back to a cached query | \(String(format: "%.2f", percentile(cached, 0.5))) | \(String(format: "%.2f", percentile(cached, 0.99))) |")
-    print("| to a query never loaded (one fetch) | \(String(format: "%.2f", percentile(uncached, 0.5))) | \(String(format: "%.2f", percentile(uncached, 0.99))) |")
+    print(
+        "| back to a cached query | \(String(format: "%.2f", percentile(cached, 0.5))) | \(String(format: "%.2f", percentile(cached, 0.99))) |"
+    )
+    print(
+        "| to a query never loaded (one fetch) | \(String(format: "%.2f", percentile(uncached, 0.5))) | \(String(format: "%.2f", percentile(uncached, 0.99))) |"
+    )
 }
 
 private func manyStores() async throws {
@@ -77,7 +82,8 @@ private func manyStores() async throws {
     var residentAt10k = 0.0
     let start = monotonicNanoseconds()
     for index in 0..<loads {
-        try await reader.load(.fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(index))], database: db))
+        try await reader.load(
+            .fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(index))], database: db))
         peak = max(peak, SharedReaderCache.storeCount(for: db))
         if index + 1 == 10_000 { residentAt10k = residentMegabytes() }
     }
@@ -91,7 +97,8 @@ private func manyStores() async throws {
     SharedReaderCache.maxStoreCount = nil
     SharedReaderCache.idleTimeout = 1
     for index in 0..<5_000 {
-        try await reader.load(.fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(-index))], database: db))
+        try await reader.load(
+            .fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(-index))], database: db))
     }
     let beforePause = SharedReaderCache.storeCount(for: db)
     try await Task.sleep(for: .milliseconds(1_200))
@@ -104,7 +111,9 @@ private func manyStores() async throws {
     print("| most stores held at once | \(peak) |")
     print("| stores held at the end | \(held) |")
     print("| µs per load (a fetch and a store each) | \(String(format: "%.1f", perLoad)) |")
-    print("| resident memory after 10,000 / \(loads) loads, MB | \(String(format: "%.1f", residentAt10k)) / \(String(format: "%.1f", residentAtEnd)) |")
+    print(
+        "| resident memory after 10,000 / \(loads) loads, MB | \(String(format: "%.1f", residentAt10k)) / \(String(format: "%.1f", residentAtEnd)) |"
+    )
     print("| no count limit, 1 s idle timeout: stores after 5,000 more loads (the 1,000 above stay) | \(beforePause) |")
     print("| … and after a 1.2 s pause and one more load | \(afterPause) |")
 }

@@ -19,7 +19,8 @@ func runObservationWriter(path: String) throws {
 }
 
 func runCrossProcessBenchmark(commits: Int) throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("observation-bench-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "observation-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("bench.sqlite").path
@@ -46,13 +47,17 @@ func runCrossProcessBenchmark(commits: Int) throws {
     for index in 1...commits {
         watcher.expect(index)
         input.fileHandleForWriting.write(Data("\n".utf8))
-        guard let line = lines.next(), let committed = UInt64(line) else { throw BenchmarkError("the writer process stopped") }
+        guard let line = lines.next(), let committed = UInt64(line) else {
+            throw BenchmarkError("the writer process stopped")
+        }
         let notified = watcher.wait()
         latencies.append(Double(Int64(bitPattern: notified &- committed)) / 1e6)
     }
     print("| another process (a writer process that stays up, \(commits) commits) | p50 ms | p99 ms |")
     print("|---|---:|---:|")
-    print("| its commit → reader notified | \(String(format: "%.2f", percentile(latencies, 0.5))) | \(String(format: "%.2f", percentile(latencies, 0.99))) |")
+    print(
+        "| its commit → reader notified | \(String(format: "%.2f", percentile(latencies, 0.5))) | \(String(format: "%.2f", percentile(latencies, 0.99))) |"
+    )
 }
 
 /// Lines from a pipe, read as they come.

@@ -44,14 +44,17 @@ struct GRDBContender: Contender {
 
     /// A database with the schema and the rows of every workload, filled through GRDB's cached
     /// statements; `insertItems` runs (and may time) the insertion of the items.
-    static func makeQueue(rows: Int, insertItems: (@escaping () throws -> Void) throws -> Void) throws -> DatabaseQueue {
+    static func makeQueue(rows: Int, insertItems: (@escaping () throws -> Void) throws -> Void) throws -> DatabaseQueue
+    {
         let queue = try DatabaseQueue()
         try queue.inDatabase { db in try db.execute(sql: Shape.schema) }
         try insertItems {
             try queue.inTransaction { db in
                 let statement = try db.cachedStatement(sql: Shape.insertItem)
                 for i in 0..<rows {
-                    try statement.execute(arguments: [Shape.title(i), Shape.done(i), Shape.priority(i), Shape.createdAt(i)])
+                    try statement.execute(arguments: [
+                        Shape.title(i), Shape.done(i), Shape.priority(i), Shape.createdAt(i),
+                    ])
                 }
                 return .commit
             }
@@ -105,7 +108,8 @@ struct GRDBContender: Contender {
                 let statement = try db.cachedStatement(sql: Shape.pointLookup)
                 var sum = 0
                 for run in 0..<Shape.lookups {
-                    sum += try CodableItem.fetchOne(statement, arguments: [Shape.lookupID(run, rows: rows)])?.priority ?? 0
+                    sum +=
+                        try CodableItem.fetchOne(statement, arguments: [Shape.lookupID(run, rows: rows)])?.priority ?? 0
                 }
                 return sum
             }

@@ -8,7 +8,9 @@ import Synchronization
 struct GRDBObservationContender: ObservationContender {
     let name = "GRDB ValueObservation"
 
-    func writes(_ writes: Int, readers: Int, sharedKey: Bool, table: String) throws -> (perWrite: Double, settled: Double) {
+    func writes(_ writes: Int, readers: Int, sharedKey: Bool, table: String) throws -> (
+        perWrite: Double, settled: Double
+    ) {
         let db = try DatabaseQueue()
         try db.write { try $0.execute(sql: observationSchema) }
         let expected = table == "items" ? writes : 1
@@ -18,7 +20,8 @@ struct GRDBObservationContender: ObservationContender {
             ValueObservation
                 .tracking { db in try Int.fetchOne(db, sql: countQuery(table), arguments: [index]) ?? 0 }
                 .removeDuplicates()
-                .start(in: db, scheduling: .async(onQueue: queue), onError: { error in fatalError("\(error)") }) { value in
+                .start(in: db, scheduling: .async(onQueue: queue), onError: { error in fatalError("\(error)") }) {
+                    value in
                     values.withLock { $0[index] = value }
                 }
         }
@@ -41,10 +44,14 @@ struct GRDBObservationContender: ObservationContender {
         let expected = Atomic<Int>(0)
         let notifiedAt = Atomic<UInt64>(0)
         let notified = DispatchSemaphore(value: 0)
-        let cancellable = ValueObservation
+        let cancellable =
+            ValueObservation
             .tracking { db in try Int.fetchOne(db, sql: countQuery("items"), arguments: [0]) ?? 0 }
             .removeDuplicates()
-            .start(in: db, scheduling: .async(onQueue: DispatchQueue(label: "grdb-latency")), onError: { fatalError("\($0)") }) { value in
+            .start(
+                in: db, scheduling: .async(onQueue: DispatchQueue(label: "grdb-latency")),
+                onError: { fatalError("\($0)") }
+            ) { value in
                 let now = monotonicNanoseconds()
                 if value == expected.load(ordering: .acquiring) {
                     notifiedAt.store(now, ordering: .releasing)

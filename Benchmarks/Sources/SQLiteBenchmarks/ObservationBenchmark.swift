@@ -17,7 +17,9 @@ protocol ObservationContender {
     var name: String { get }
     /// Runs `writes` single-row inserts into `items` with `readers` live counts of `table`.
     /// Returns microseconds per write and milliseconds until every reader holds the final value.
-    func writes(_ writes: Int, readers: Int, sharedKey: Bool, table: String) throws -> (perWrite: Double, settled: Double)
+    func writes(_ writes: Int, readers: Int, sharedKey: Bool, table: String) throws -> (
+        perWrite: Double, settled: Double
+    )
     /// Microseconds from the start of each write to the reader's notification.
     func latencies(_ samples: Int) throws -> [Double]
 }
@@ -34,7 +36,9 @@ func countQuery(_ table: String) -> String { "SELECT count(*) FROM \(table) WHER
 func waitUntil(_ what: String, _ done: () -> Bool) throws {
     let deadline = DispatchTime.now().uptimeNanoseconds + 60_000_000_000
     while !done() {
-        guard DispatchTime.now().uptimeNanoseconds < deadline else { throw BenchmarkError("timed out waiting for \(what)") }
+        guard DispatchTime.now().uptimeNanoseconds < deadline else {
+            throw BenchmarkError("timed out waiting for \(what)")
+        }
         usleep(100)
     }
 }
@@ -60,12 +64,16 @@ func monotonicNanoseconds() -> UInt64 {
 struct SharedReaderContender: ObservationContender {
     let name = "SharingSQLite SharedReader"
 
-    func writes(_ writes: Int, readers: Int, sharedKey: Bool, table: String) throws -> (perWrite: Double, settled: Double) {
+    func writes(_ writes: Int, readers: Int, sharedKey: Bool, table: String) throws -> (
+        perWrite: Double, settled: Double
+    ) {
         let db = try DatabaseQueue()
         try db.writeWithoutTransaction { try $0.executeScript(observationSchema) }
         let expected = table == "items" ? writes : 1
         let live = (0..<readers).map { index in
-            SharedReader(wrappedValue: -1, .fetchOne(countQuery(table), arguments: [.integer(sharedKey ? 0 : Int64(index))], database: db))
+            SharedReader(
+                wrappedValue: -1,
+                .fetchOne(countQuery(table), arguments: [.integer(sharedKey ? 0 : Int64(index))], database: db))
         }
         try waitUntil("the first values") { live.allSatisfy { $0.wrappedValue == (table == "items" ? 0 : 1) } }
         settle()
@@ -123,7 +131,9 @@ final class CountWatcher: Sendable {
     }
 
     private func arm() {
-        withObservationTracking { _ = reader.wrappedValue } onChange: { [self] in
+        withObservationTracking {
+            _ = reader.wrappedValue
+        } onChange: { [self] in
             let now = monotonicNanoseconds()
             if reader.wrappedValue == expected.load(ordering: .acquiring) {
                 notifiedAt.store(now, ordering: .releasing)
@@ -153,24 +163,32 @@ func runObservationBenchmarks() throws {
     for round in 1...mostRounds {
         for contender in contenders where round <= rounds[contender.name]! {
             for workload in workloads where !(workload.shared && contender is GRDBObservationContender) {
-                FileHandle.standardError.write(Data("round \(round)/\(rounds[contender.name]!), \(contender.name): \(workload.label)\n".utf8))
-                let result = try contender.writes(writes, readers: workload.readers, sharedKey: workload.shared, table: workload.table)
+                FileHandle.standardError.write(
+                    Data("round \(round)/\(rounds[contender.name]!), \(contender.name): \(workload.label)\n".utf8))
+                let result = try contender.writes(
+                    writes, readers: workload.readers, sharedKey: workload.shared, table: workload.table)
                 results[contender.name, default: [:]][workload.label, default: []].append(result)
             }
         }
     }
-    print("writes: \(writes) single-row transactions, in-memory DatabaseQueue, median of \(rounds[contenders[0].name]!) rounds (\(contenders[0].name)) and \(rounds[contenders[1].name]!) (\(contenders[1].name));")
+    print(
+        "writes: \(writes) single-row transactions, in-memory DatabaseQueue, median of \(rounds[contenders[0].name]!) rounds (\(contenders[0].name)) and \(rounds[contenders[1].name]!) (\(contenders[1].name));"
+    )
     print("µs per write, ms until every reader holds the final value, and the time per write against no readers")
     print("")
     print("| workload | contender | µs per write | settled ms | × no readers |")
     print("|---|---|---:|---:|---:|")
     for contender in contenders {
-        guard let byWorkload = results[contender.name], let baseline = byWorkload["no readers"].map({ median($0.map(\.perWrite)) }) else { continue }
+        guard let byWorkload = results[contender.name],
+            let baseline = byWorkload["no readers"].map({ median($0.map(\.perWrite)) })
+        else { continue }
         for workload in workloads {
             guard let samples = byWorkload[workload.label] else { continue }
             let perWrite = median(samples.map(\.perWrite))
             let settled = median(samples.map(\.settled))
-            print("| \(workload.label) | \(contender.name) | \(String(format: "%.1f", perWrite)) | \(String(format: "%.1f", settled)) | \(String(format: "%.2f", perWrite / baseline)) |")
+            print(
+                "| \(workload.label) | \(contender.name) | \(String(format: "%.1f", perWrite)) | \(String(format: "%.1f", settled)) | \(String(format: "%.2f", perWrite / baseline)) |"
+            )
         }
     }
     print("")
@@ -178,7 +196,9 @@ func runObservationBenchmarks() throws {
     print("|---|---|---:|---:|")
     for contender in contenders {
         let samples = try contender.latencies(500)
-        print("| in-process | \(contender.name) | \(String(format: "%.0f", percentile(samples, 0.5))) | \(String(format: "%.0f", percentile(samples, 0.99))) |")
+        print(
+            "| in-process | \(contender.name) | \(String(format: "%.0f", percentile(samples, 0.5))) | \(String(format: "%.0f", percentile(samples, 0.99))) |"
+        )
     }
     print("")
     try runCrossProcessBenchmark(commits: 50)

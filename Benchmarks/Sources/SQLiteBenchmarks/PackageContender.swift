@@ -22,8 +22,10 @@ struct PackageContender: Contender {
     struct Ints: FetchableRow {
         var v: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64)
         init(row: Row) throws {
-            v = (try row[0], try row[1], try row[2], try row[3], try row[4],
-                 try row[5], try row[6], try row[7], try row[8], try row[9])
+            v = (
+                try row[0], try row[1], try row[2], try row[3], try row[4],
+                try row[5], try row[6], try row[7], try row[8], try row[9]
+            )
         }
     }
 
@@ -52,10 +54,12 @@ struct PackageContender: Contender {
         try insertItems {
             try db.transaction { db in
                 for i in 0..<rows {
-                    try db.execute(Shape.insertItem, [
-                        .text(Shape.title(i)), .integer(Shape.done(i) ? 1 : 0),
-                        .integer(Int64(Shape.priority(i))), .real(Shape.createdAt(i)),
-                    ])
+                    try db.execute(
+                        Shape.insertItem,
+                        [
+                            .text(Shape.title(i)), .integer(Shape.done(i) ? 1 : 0),
+                            .integer(Int64(Shape.priority(i))), .real(Shape.createdAt(i)),
+                        ])
                 }
             }
         }
@@ -95,13 +99,17 @@ struct PackageContender: Contender {
         case (.pointLookup, .fetchableRow):
             var sum = 0
             for run in 0..<Shape.lookups {
-                sum += try db.fetchOne(Item.self, Shape.pointLookup, [.integer(Shape.lookupID(run, rows: rows))])?.priority ?? 0
+                sum +=
+                    try db.fetchOne(Item.self, Shape.pointLookup, [.integer(Shape.lookupID(run, rows: rows))])?.priority
+                    ?? 0
             }
             return sum
         case (.pointLookup, .decodable):
             var sum = 0
             for run in 0..<Shape.lookups {
-                sum += try db.fetchOne(CodableItem.self, Shape.pointLookup, [.integer(Shape.lookupID(run, rows: rows))])?.priority ?? 0
+                sum +=
+                    try db.fetchOne(CodableItem.self, Shape.pointLookup, [.integer(Shape.lookupID(run, rows: rows))])?
+                    .priority ?? 0
             }
             return sum
         }

@@ -13,7 +13,9 @@ extension RawContender {
     /// A fresh in-memory database with the records table, for one round of `insert_records`.
     static func openRecordsDatabase() throws -> OpaquePointer? {
         var db: OpaquePointer?
-        guard sqlite3_open(":memory:", &db) == SQLITE_OK, sqlite3_exec(db, Shape.recordsSchema, nil, nil, nil) == SQLITE_OK else {
+        guard sqlite3_open(":memory:", &db) == SQLITE_OK,
+            sqlite3_exec(db, Shape.recordsSchema, nil, nil, nil) == SQLITE_OK
+        else {
             throw BenchmarkError("records database: \(String(cString: sqlite3_errmsg(db)))")
         }
         return db
@@ -34,7 +36,8 @@ extension RawContender {
         var sum = 0
         for i in 0..<rows {
             var record = Record(
-                id: nil, title: Shape.title(i), done: Shape.done(i), priority: Shape.priority(i), createdAt: Shape.createdAt(i))
+                id: nil, title: Shape.title(i), done: Shape.done(i), priority: Shape.priority(i),
+                createdAt: Shape.createdAt(i))
             _ = record.title.withCString { sqlite3_bind_text(insert, 1, $0, -1, transient) }
             sqlite3_bind_int(insert, 2, record.done ? 1 : 0)
             sqlite3_bind_int64(insert, 3, Int64(record.priority))

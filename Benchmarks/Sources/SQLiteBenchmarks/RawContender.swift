@@ -7,7 +7,13 @@ struct RawContender: Contender {
     private var recordsDB: OpaquePointer?
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    struct Item { var id: Int64; var title: String; var done: Bool; var priority: Int; var createdAt: Double }
+    struct Item {
+        var id: Int64
+        var title: String
+        var done: Bool
+        var priority: Int
+        var createdAt: Double
+    }
     struct Ints { var v: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) }
 
     private func check(_ code: Int32, _ what: String) throws {
@@ -81,11 +87,14 @@ struct RawContender: Contender {
             var all: [Ints] = []
             while sqlite3_step(statement) == SQLITE_ROW {
                 let s = statement
-                all.append(Ints(v: (
-                    sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-                    sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
-                    sqlite3_column_int64(s, 6), sqlite3_column_int64(s, 7), sqlite3_column_int64(s, 8),
-                    sqlite3_column_int64(s, 9))))
+                all.append(
+                    Ints(
+                        v: (
+                            sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+                            sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
+                            sqlite3_column_int64(s, 6), sqlite3_column_int64(s, 7), sqlite3_column_int64(s, 8),
+                            sqlite3_column_int64(s, 9)
+                        )))
             }
             return all.count
         case .filtered:

@@ -26,7 +26,8 @@ enum Shape {
     static let insertInts = "INSERT INTO ints VALUES (?,?,?,?,?,?,?,?,?,?)"
     static let selectItems = "SELECT id, title, done, priority, created_at FROM items"
     static let selectInts = "SELECT * FROM ints"
-    static let filtered = "SELECT id, title, done, priority, created_at FROM items WHERE done = ? AND priority >= ? ORDER BY created_at DESC LIMIT ?"
+    static let filtered =
+        "SELECT id, title, done, priority, created_at FROM items WHERE done = ? AND priority >= ? ORDER BY created_at DESC LIMIT ?"
     static let pointLookup = "SELECT id, title, done, priority, created_at FROM items WHERE id = ?"
     static let recordsSchema = """
         CREATE TABLE records(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL,

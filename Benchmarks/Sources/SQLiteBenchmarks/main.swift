@@ -21,7 +21,9 @@ struct Options {
                 guard let name = rest.popFirst() else { throw BenchmarkError("--contender takes a name") }
                 contenders.insert(name)
             case "-h", "--help":
-                print("usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --cache")
+                print(
+                    "usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --cache"
+                )
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
             }
@@ -29,7 +31,9 @@ struct Options {
     }
 
     static func number(_ text: String?, for option: String) throws -> Int {
-        guard let text, let value = Int(text), value > 0 else { throw BenchmarkError("\(option) takes a positive number") }
+        guard let text, let value = Int(text), value > 0 else {
+            throw BenchmarkError("\(option) takes a positive number")
+        }
         return value
     }
 }
@@ -52,8 +56,14 @@ do {
         try runObservationWriter(path: arguments[flag + 1])
         exit(0)
     }
-    if arguments.contains("--observation") { try runObservationBenchmarks(); exit(0) }
-    if arguments.contains("--cache") { try runCacheBenchmarks(); exit(0) }
+    if arguments.contains("--observation") {
+        try runObservationBenchmarks()
+        exit(0)
+    }
+    if arguments.contains("--cache") {
+        try runCacheBenchmarks()
+        exit(0)
+    }
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     var contenders: [any Contender] = [
         RawContender(),
@@ -99,7 +109,9 @@ do {
         print("|---|---|---:|---:|")
     }
     for workload in Workload.allCases {
-        guard let byContender = samples[workload.rawValue], let raw = byContender["raw sqlite3"].map(median) else { continue }
+        guard let byContender = samples[workload.rawValue], let raw = byContender["raw sqlite3"].map(median) else {
+            continue
+        }
         for name in order {
             guard let times = byContender[name] else { continue }
             let value = median(times)
@@ -107,7 +119,9 @@ do {
             if options.csv {
                 print("\(workload.rawValue),\(name),\(String(format: "%.2f", value)),\(String(format: "%.3f", ratio))")
             } else {
-                print("| \(workload.rawValue) | \(name) | \(String(format: "%.2f", value)) | \(String(format: "%.2f", ratio)) |")
+                print(
+                    "| \(workload.rawValue) | \(name) | \(String(format: "%.2f", value)) | \(String(format: "%.2f", ratio)) |"
+                )
             }
         }
     }

@@ -38,7 +38,9 @@ public final class DatabasePool: DatabaseWriter {
         writer = try Database(path: path, configuration: configuration)
         let mode = try writer.fetchOne(String.self, "PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
-            throw SQLiteError(code: SQLITE_ERROR, message: "could not switch the database to WAL mode (journal_mode is \(mode ?? "unknown"))", path: path)
+            throw SQLiteError(
+                code: SQLITE_ERROR,
+                message: "could not switch the database to WAL mode (journal_mode is \(mode ?? "unknown"))", path: path)
         }
         try writer.execute("PRAGMA synchronous = NORMAL")
         writerQueue = ConnectionQueue(label: "SQLite.DatabasePool.writer")

@@ -83,7 +83,8 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         do {
-            let milliseconds = configuration.busyTimeout.components.seconds * 1000
+            let milliseconds =
+                configuration.busyTimeout.components.seconds * 1000
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
             sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
             csqlite_disable_double_quoted_strings(connection)
@@ -155,7 +156,8 @@ public final class Database {
                 guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: text) }
                 guard let statementHandle else { break }  // only whitespace or comments were left
                 let statement = Statement(
-                    sql: text, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [], tracker: tracker)
+                    sql: text, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [],
+                    tracker: tracker)
                 while try statement.step() {}
                 guard let tail else { break }
                 cursor = tail
@@ -188,7 +190,9 @@ public final class Database {
         var tail: UnsafePointer<CChar>?
         let recorder = RegionRecorder(disablesTruncateOptimization: isTrackingChanges)
         let code = recorder.record(on: handle) {
-            sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail) }
+            sql.withCString {
+                sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail)
+            }
         }
         guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
         guard let statementHandle else {
@@ -200,7 +204,8 @@ public final class Database {
                 sqlite3_finalize(statementHandle)
                 throw SQLiteError(
                     code: SQLITE_MISUSE,
-                    message: "expected one statement but the SQL holds more (use executeScript for scripts); extra: \(rest.prefix(60))",
+                    message:
+                        "expected one statement but the SQL holds more (use executeScript for scripts); extra: \(rest.prefix(60))",
                     sql: sql)
             }
         }

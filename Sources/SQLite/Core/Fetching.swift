@@ -31,7 +31,8 @@ extension Database {
 
     /// All rows, decoded with the type's `init(row:)`.
     @inlinable
-    public func fetchAll<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
+    public func fetchAll<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T]
+    {
         try cachedStatement(sql).fetchAll(type, arguments) { try T(row: $0) }
     }
 
@@ -42,7 +43,9 @@ extension Database {
     }
 
     /// A lazy cursor over the rows, decoded with `init(row:)`.
-    public func cursor<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T> {
+    public func cursor<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws
+        -> Cursor<T>
+    {
         try Cursor(statement: cachedStatement(sql), arguments: arguments) { try T(row: $0) }
     }
 
@@ -61,7 +64,8 @@ extension Database {
     }
 
     /// A lazy cursor over the rows, decoded through `Decodable`.
-    public func cursor<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T> {
+    public func cursor<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T>
+    {
         let statement = try cachedStatement(sql)
         let decoder = statement.decodableDecoder(type)
         return try Cursor(statement: statement, arguments: arguments, onFinish: decoder.finish) {
@@ -73,13 +77,17 @@ extension Database {
 
     /// All rows, decoded with the type's `init(row:)`.
     @inlinable
-    public func fetchAll<T: FetchableRow & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
+    public func fetchAll<T: FetchableRow & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = [])
+        throws -> [T]
+    {
         try cachedStatement(sql).fetchAll(type, arguments) { try T(row: $0) }
     }
 
     /// The first row decoded with the type's `init(row:)`, or nil.
     @inlinable
-    public func fetchOne<T: FetchableRow & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
+    public func fetchOne<T: FetchableRow & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = [])
+        throws -> T?
+    {
         try cachedStatement(sql).fetchOne(type, arguments) { try T(row: $0) }
     }
 
@@ -91,40 +99,54 @@ extension Database {
     /// let titles = try db.fetchAll(String.self, "SELECT title FROM items ORDER BY title")
     /// ```
     @inlinable
-    public func fetchAll<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
+    public func fetchAll<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = [])
+        throws -> [T]
+    {
         try cachedStatement(sql).fetchAll(type, arguments) { try $0[0] as T }
     }
 
     /// The first column of the first row, converted to `T`; nil when there is no row or the value is NULL.
     @inlinable
-    public func fetchOne<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
+    public func fetchOne<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = [])
+        throws -> T?
+    {
         try cachedStatement(sql).fetchOne(T?.self, arguments, decode: Statement.optionalFirstColumn) ?? nil
     }
 
     /// `Int`, `String` and the like are also `Decodable`; they decode as single values.
     @inlinable
-    public func fetchAll<T: SQLiteValueConvertible & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T] {
+    public func fetchAll<T: SQLiteValueConvertible & Decodable>(
+        _ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []
+    ) throws -> [T] {
         try cachedStatement(sql).fetchAll(type, arguments) { try $0[0] as T }
     }
 
     /// `Int`, `String` and the like are also `Decodable`; they decode as single values.
     @inlinable
-    public func fetchOne<T: SQLiteValueConvertible & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
+    public func fetchOne<T: SQLiteValueConvertible & Decodable>(
+        _ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []
+    ) throws -> T? {
         try cachedStatement(sql).fetchOne(T?.self, arguments, decode: Statement.optionalFirstColumn) ?? nil
     }
 
     /// A lazy cursor over rows decoded with `init(row:)`.
-    public func cursor<T: FetchableRow & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T> {
+    public func cursor<T: FetchableRow & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = [])
+        throws -> Cursor<T>
+    {
         try Cursor(statement: cachedStatement(sql), arguments: arguments) { try T(row: $0) }
     }
 
     /// A lazy cursor over the first column of each row.
-    public func cursor<T: SQLiteValueConvertible & Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T> {
+    public func cursor<T: SQLiteValueConvertible & Decodable>(
+        _ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []
+    ) throws -> Cursor<T> {
         try Cursor(statement: cachedStatement(sql), arguments: arguments) { try $0[0] as T }
     }
 
     /// A lazy cursor over the first column of each row.
-    public func cursor<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> Cursor<T> {
+    public func cursor<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws
+        -> Cursor<T>
+    {
         try Cursor(statement: cachedStatement(sql), arguments: arguments) { try $0[0] as T }
     }
 }

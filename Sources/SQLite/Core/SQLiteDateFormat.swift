@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The text form of dates: `yyyy-MM-dd HH:mm:ss.SSS` in UTC, parsed and printed by hand because
@@ -33,12 +34,18 @@ enum SQLiteDateFormat {
                 divisor /= 10
             }
         }
-        append(Int(parts.tm_year) + 1900, digits: 4); out.append(UInt8(ascii: "-"))
-        append(Int(parts.tm_mon) + 1, digits: 2); out.append(UInt8(ascii: "-"))
-        append(Int(parts.tm_mday), digits: 2); out.append(UInt8(ascii: " "))
-        append(Int(parts.tm_hour), digits: 2); out.append(UInt8(ascii: ":"))
-        append(Int(parts.tm_min), digits: 2); out.append(UInt8(ascii: ":"))
-        append(Int(parts.tm_sec), digits: 2); out.append(UInt8(ascii: "."))
+        append(Int(parts.tm_year) + 1900, digits: 4)
+        out.append(UInt8(ascii: "-"))
+        append(Int(parts.tm_mon) + 1, digits: 2)
+        out.append(UInt8(ascii: "-"))
+        append(Int(parts.tm_mday), digits: 2)
+        out.append(UInt8(ascii: " "))
+        append(Int(parts.tm_hour), digits: 2)
+        out.append(UInt8(ascii: ":"))
+        append(Int(parts.tm_min), digits: 2)
+        out.append(UInt8(ascii: ":"))
+        append(Int(parts.tm_sec), digits: 2)
+        out.append(UInt8(ascii: "."))
         append(millis, digits: 3)
         return String(decoding: out, as: UTF8.self)
     }
@@ -66,14 +73,19 @@ enum SQLiteDateFormat {
                 return true
             }
             guard let year = number(4), expect(UInt8(ascii: "-")),
-                  let month = number(2), (1...12).contains(month), expect(UInt8(ascii: "-")),
-                  let day = number(2), (1...31).contains(day) else { return nil }
-            var hour = 0, minute = 0, second = 0
+                let month = number(2), (1...12).contains(month), expect(UInt8(ascii: "-")),
+                let day = number(2), (1...31).contains(day)
+            else { return nil }
+            var hour = 0
+            var minute = 0
+            var second = 0
             var fraction = 0.0
             var offsetSeconds = 0
             if index < bytes.count {
                 guard expect(UInt8(ascii: " ")) || expect(UInt8(ascii: "T")) else { return nil }
-                guard let h = number(2), h < 24, expect(UInt8(ascii: ":")), let m = number(2), m < 60 else { return nil }
+                guard let h = number(2), h < 24, expect(UInt8(ascii: ":")), let m = number(2), m < 60 else {
+                    return nil
+                }
                 hour = h
                 minute = m
                 if expect(UInt8(ascii: ":")) {
@@ -82,7 +94,8 @@ enum SQLiteDateFormat {
                     if expect(UInt8(ascii: ".")) {
                         var numerator = 0
                         var denominator = 1
-                        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9")
+                        {
                             // Digits past nanoseconds cannot change a Double date; skip them.
                             if denominator < 1_000_000_000 {
                                 numerator = numerator * 10 + Int(bytes[index] - UInt8(ascii: "0"))

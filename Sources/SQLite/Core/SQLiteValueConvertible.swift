@@ -65,7 +65,9 @@ extension Int64: SQLiteValueConvertible {
 extension Int: SQLiteValueConvertible {
     @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
     @inlinable public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int(exactly: value) else { return nil }
+        guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int(exactly: value) else {
+            return nil
+        }
         self = exact
     }
     @inlinable public init?(sqliteValue: SQLiteValue) {
@@ -77,7 +79,9 @@ extension Int: SQLiteValueConvertible {
 extension Int32: SQLiteValueConvertible {
     @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
     @inlinable public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int32(exactly: value) else { return nil }
+        guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int32(exactly: value) else {
+            return nil
+        }
         self = exact
     }
     @inlinable public init?(sqliteValue: SQLiteValue) {
@@ -182,8 +186,11 @@ extension UUID: SQLiteValueConvertible {
             guard let uuid = UUID(uuidString: text) else { return nil }
             self = uuid
         case .blob(let bytes) where bytes.count == 16:
-            self = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            self = UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
         default: return nil
         }
     }

@@ -44,7 +44,10 @@ public final class Statement {
     public let writtenTables: Set<String>
     @usableFromInline let tracker: ChangeTracker
 
-    init(sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>, tracker: ChangeTracker) {
+    init(
+        sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
+        tracker: ChangeTracker
+    ) {
         self.handle = handle
         self.sql = sql
         self.sqlUTF8 = Array(sql.utf8)
@@ -105,7 +108,9 @@ public final class Statement {
         var names: Set<String> = []
         for index in 0..<parameterCount {
             guard let cName = sqlite3_bind_parameter_name(handle, Int32(index + 1)) else {
-                throw SQLiteError(code: SQLITE_RANGE, message: "parameter \(index + 1) is positional; pass positional arguments", sql: sql)
+                throw SQLiteError(
+                    code: SQLITE_RANGE, message: "parameter \(index + 1) is positional; pass positional arguments",
+                    sql: sql)
             }
             let name = String(String(cString: cName).dropFirst())
             guard let value = arguments[name] else {
@@ -116,7 +121,9 @@ public final class Statement {
         }
         let extra = Set(arguments.keys).subtracting(names).sorted()
         if !extra.isEmpty {
-            throw SQLiteError(code: SQLITE_RANGE, message: "no parameter named " + extra.map { ":\($0)" }.joined(separator: ", "), sql: sql)
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "no parameter named " + extra.map { ":\($0)" }.joined(separator: ", "),
+                sql: sql)
         }
     }
 
@@ -143,7 +150,9 @@ public final class Statement {
             }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { raw in
-                sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), SQLITE_TRANSIENT)
+                sqlite3_bind_blob(
+                    handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
+                    SQLITE_TRANSIENT)
             }
         }
         if code != SQLITE_OK { throw currentError(code) }
@@ -204,7 +213,9 @@ public final class Statement {
 extension SQLiteError {
     /// Reads the connection's current message and extended code.
     init(connection: OpaquePointer?, code: Int32, sql: String?) {
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+        let message =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         self.init(code: code & 0xFF, extendedCode: extended, message: message, sql: sql)
     }

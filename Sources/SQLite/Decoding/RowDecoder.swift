@@ -95,7 +95,8 @@ final class RowDecoder: Decoder {
     /// The keyed containers handed out, by key type: the container's box, and a vendor that
     /// returns it typed (see ``ContainerVendor``). Building a container anew would cost an
     /// allocation and generic metadata lookups on every row.
-    @exclusivity(unchecked) private var containers: [(keyType: ObjectIdentifier, box: AnyObject, vendor: AnyObject)] = []
+    @exclusivity(unchecked) private var containers: [(keyType: ObjectIdentifier, box: AnyObject, vendor: AnyObject)] =
+        []
     /// The first container's key type and vendor, which `containers` keeps alive, as plain
     /// fields: nearly every row asks for this one, and reading it costs no reference count.
     @exclusivity(unchecked) private var firstKeyType: ObjectIdentifier?

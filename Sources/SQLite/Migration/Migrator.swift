@@ -38,17 +38,21 @@ public struct Migrator: Sendable {
     public init() {}
 
     /// Registers a migration written in Swift. Identifiers must be unique.
-    public mutating func registerMigration(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void) {
-        precondition(!migrations.contains { $0.identifier == identifier }, "migration \"\(identifier)\" is registered twice")
+    public mutating func registerMigration(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void)
+    {
+        precondition(
+            !migrations.contains { $0.identifier == identifier }, "migration \"\(identifier)\" is registered twice")
         migrations.append(Migration(identifier: identifier, file: nil, checksum: nil, body: body))
     }
 
     /// Registers a migration from SQL text (one or more statements).
     public mutating func registerMigration(_ identifier: String, sql: String, file: String? = nil) {
-        precondition(!migrations.contains { $0.identifier == identifier }, "migration \"\(identifier)\" is registered twice")
-        migrations.append(Migration(identifier: identifier, file: file, checksum: Self.checksum(sql)) { db in
-            try db.executeScript(sql)
-        })
+        precondition(
+            !migrations.contains { $0.identifier == identifier }, "migration \"\(identifier)\" is registered twice")
+        migrations.append(
+            Migration(identifier: identifier, file: file, checksum: Self.checksum(sql)) { db in
+                try db.executeScript(sql)
+            })
     }
 
     /// Registers every `NNNN_name.sql` file of a folder, ordered by number.
@@ -60,7 +64,9 @@ public struct Migrator: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw MigrationError(identifier: nil, file: directory, reason: .unreadable("cannot list the folder: \(error.localizedDescription)"))
+            throw MigrationError(
+                identifier: nil, file: directory,
+                reason: .unreadable("cannot list the folder: \(error.localizedDescription)"))
         }
         var numbered: [(number: Int, name: String)] = []
         for name in names where name.hasSuffix(".sql") {
@@ -119,9 +125,12 @@ public struct Migrator: Sendable {
                 return MigrationStatus(identifier: migration.identifier, file: migration.file, state: .pending)
             }
             if let checksum = migration.checksum, let recorded = record.checksum, checksum != recorded {
-                return MigrationStatus(identifier: migration.identifier, file: migration.file, state: .changedSinceApplied(record.appliedAt))
+                return MigrationStatus(
+                    identifier: migration.identifier, file: migration.file,
+                    state: .changedSinceApplied(record.appliedAt))
             }
-            return MigrationStatus(identifier: migration.identifier, file: migration.file, state: .applied(record.appliedAt))
+            return MigrationStatus(
+                identifier: migration.identifier, file: migration.file, state: .applied(record.appliedAt))
         }
         let registered = Set(migrations.map(\.identifier))
         for record in applied where !registered.contains(record.identifier) {
@@ -140,7 +149,8 @@ public struct Migrator: Sendable {
     private func verifyChecksums(_ applied: [AppliedMigration]) throws {
         for record in applied {
             guard let migration = migrations.first(where: { $0.identifier == record.identifier }),
-                  let current = migration.checksum, let recorded = record.checksum, current != recorded else { continue }
+                let current = migration.checksum, let recorded = record.checksum, current != recorded
+            else { continue }
             throw MigrationError(
                 identifier: migration.identifier, file: migration.file,
                 reason: .checksumMismatch(recorded: recorded, current: current))
@@ -168,7 +178,10 @@ public struct Migrator: Sendable {
                 }
                 try db.execute(
                     "INSERT INTO \(Self.quotedTable)(identifier, checksum, applied_at) VALUES (?, ?, ?)",
-                    [.text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null, SQLiteValue(Date())])
+                    [
+                        .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
+                        SQLiteValue(Date()),
+                    ])
             }
         } catch let error as MigrationError {
             throw error
@@ -180,11 +193,13 @@ public struct Migrator: Sendable {
     private static var quotedTable: String { "\"\(tableName)\"" }
 
     private static func tableExists(_ db: Database) throws -> Bool {
-        try db.fetchOne(Int.self, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(tableName)]) != nil
+        try db.fetchOne(Int.self, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(tableName)])
+            != nil
     }
 
     private static func createTable(_ db: Database) throws {
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS \(quotedTable) (
                 identifier TEXT PRIMARY KEY NOT NULL,
                 checksum TEXT,
@@ -260,7 +275,8 @@ public struct MigrationError: Error, CustomStringConvertible {
         case .failed(let error):
             text += " failed and was rolled back: \(error)"
         case .checksumMismatch(let recorded, let current):
-            text += " was applied, but its SQL has changed since (checksum \(recorded) then, \(current) now); "
+            text +=
+                " was applied, but its SQL has changed since (checksum \(recorded) then, \(current) now); "
                 + "add a new migration instead of editing an applied one"
         case .foreignKeyViolations(let count, let examples):
             text += " was rolled back: it leaves \(count) foreign key violation(s): " + examples.joined(separator: "; ")

@@ -1,6 +1,7 @@
 import CSQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Collects a connection's changes from SQLite's update, commit and rollback hooks, and hands
@@ -27,7 +28,8 @@ final class ChangeTracker {
     @exclusivity(unchecked) private var isCommitting = false
     /// For each open savepoint, the changes made before it: its rollback restores them.
     private var savepoints: [[(index: Int, rowids: [Int64])]] = []
-    @exclusivity(unchecked) private var observers: [(id: Int, body: (DatabaseChanges) -> Void, tables: ObservedTables?)] = []
+    @exclusivity(unchecked) private var observers:
+        [(id: Int, body: (DatabaseChanges) -> Void, tables: ObservedTables?)] = []
     /// Per table of `pending.storage`: whether an observer selects it, as of an
     /// `ObservedTables.version`.
     @exclusivity(unchecked) private var interest: [(version: UInt64, isObserved: Bool)] = []
@@ -44,19 +46,26 @@ final class ChangeTracker {
     func install(on connection: OpaquePointer) {
         isActive = true
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_update_hook(connection, { context, _, _, table, rowid in
-            guard let context, let table else { return }
-            Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().rowChanged(table: table, rowid: rowid)
-        }, context)
-        sqlite3_commit_hook(connection, { context in
-            guard let context else { return 0 }
-            Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().willCommit()
-            return 0
-        }, context)
-        sqlite3_rollback_hook(connection, { context in
-            guard let context else { return }
-            Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().didRollback()
-        }, context)
+        sqlite3_update_hook(
+            connection,
+            { context, _, _, table, rowid in
+                guard let context, let table else { return }
+                Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().rowChanged(
+                    table: table, rowid: rowid)
+            }, context)
+        sqlite3_commit_hook(
+            connection,
+            { context in
+                guard let context else { return 0 }
+                Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().willCommit()
+                return 0
+            }, context)
+        sqlite3_rollback_hook(
+            connection,
+            { context in
+                guard let context else { return }
+                Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().didRollback()
+            }, context)
     }
 
     static func uninstall(from connection: OpaquePointer) {
@@ -87,7 +96,9 @@ final class ChangeTracker {
 
     private func rowChanged(table: UnsafePointer<CChar>, rowid: Int64) {
         let index: Int
-        if lastSpelling >= 0, spellings[lastSpelling].name.withUnsafeBufferPointer({ strcmp($0.baseAddress!, table) == 0 }) {
+        if lastSpelling >= 0,
+            spellings[lastSpelling].name.withUnsafeBufferPointer({ strcmp($0.baseAddress!, table) == 0 })
+        {
             index = spellings[lastSpelling].index
         } else {
             index = tableIndex(spelledAs: table)

@@ -17,12 +17,14 @@ extension Database {
     public func recordingReadRegion<T>(_ body: (Database) throws -> T) throws -> (T, DatabaseRegion) {
         let recording = StatementRecording()
         if tracker.statementRecordings.isEmpty {
-            sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, statement, _ in
-                guard let context, let statement else { return 0 }
-                Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue()
-                    .statementStarted(OpaquePointer(statement))
-                return 0
-            }, Unmanaged.passUnretained(tracker).toOpaque())
+            sqlite3_trace_v2(
+                handle, UInt32(SQLITE_TRACE_STMT),
+                { _, context, statement, _ in
+                    guard let context, let statement else { return 0 }
+                    Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue()
+                        .statementStarted(OpaquePointer(statement))
+                    return 0
+                }, Unmanaged.passUnretained(tracker).toOpaque())
         }
         tracker.statementRecordings.append(recording)
         defer {

@@ -15,11 +15,13 @@ final class RegionRecorder {
 
     /// Prepares with the authorizer installed, and removes it afterwards.
     func record<T>(on connection: OpaquePointer, _ prepare: () throws -> T) rethrows -> T {
-        sqlite3_set_authorizer(connection, { context, action, first, second, _, _ in
-            guard let context else { return SQLITE_OK }
-            let recorder = Unmanaged<RegionRecorder>.fromOpaque(context).takeUnretainedValue()
-            return recorder.authorize(action: action, first: first, second: second)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        sqlite3_set_authorizer(
+            connection,
+            { context, action, first, second, _, _ in
+                guard let context else { return SQLITE_OK }
+                let recorder = Unmanaged<RegionRecorder>.fromOpaque(context).takeUnretainedValue()
+                return recorder.authorize(action: action, first: first, second: second)
+            }, Unmanaged.passUnretained(self).toOpaque())
         defer { sqlite3_set_authorizer(connection, nil, nil) }
         return try prepare()
     }

@@ -242,7 +242,8 @@ public struct ColumnEncoder {
     func fail(_ plan: RecordPlan, sql: WriteSQL?) throws {
         if let collector, collector.learning { return try collector.finish(type: plan.typeName) }
         if position != columnCount {
-            throw PersistenceError.columnCountMismatch(type: plan.typeName, columns: collector?.columns ?? layout?.columns ?? [], written: position)
+            throw PersistenceError.columnCountMismatch(
+                type: plan.typeName, columns: collector?.columns ?? layout?.columns ?? [], written: position)
         }
         if bindFailure != SQLITE_OK, let handle {
             throw SQLiteError(connection: sqlite3_db_handle(handle), code: bindFailure, sql: sql?.sql)

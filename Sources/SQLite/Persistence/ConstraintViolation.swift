@@ -76,7 +76,9 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
         case .unique, .primaryKey, .notNull:
             // "UNIQUE constraint failed: items.list_id, items.title"
             if let colon = message.range(of: "failed: ") {
-                let names = message[colon.upperBound...].split(separator: ",").map { String($0.drop(while: { $0 == " " })) }
+                let names = message[colon.upperBound...].split(separator: ",").map {
+                    String($0.drop(while: { $0 == " " }))
+                }
                 setColumns(names, knownTable: table)
             }
         case .datatype:
@@ -130,11 +132,13 @@ extension ConstraintViolation: CustomStringConvertible {
         text += " in \(String.quotedIdentifier(table))"
         if !columns.isEmpty { text += " on \(names)" }
         switch kind {
-        case .unique: text += columns.count > 1 ? ": another row has the same values" : ": another row has the same value"
+        case .unique:
+            text += columns.count > 1 ? ": another row has the same values" : ": another row has the same value"
         case .primaryKey: text += ": another row has the same key"
         case .notNull: text += ": the value is NULL"
         case .check: text += ": \(constraint ?? underlying.message)"
-        case .foreignKey: text += ": a referenced row does not exist, or a row that others reference was changed or deleted"
+        case .foreignKey:
+            text += ": a referenced row does not exist, or a row that others reference was changed or deleted"
         case .datatype: text += ": \(underlying.message)"
         case .trigger: text += ": \(constraint ?? underlying.message)"
         case .other: text += ": \(underlying.message)"

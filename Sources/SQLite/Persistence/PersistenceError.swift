@@ -30,26 +30,28 @@ extension PersistenceError: CustomStringConvertible {
     public var description: String {
         func list(_ names: [String]) -> String { names.map(String.quotedIdentifier).joined(separator: ", ") }
         switch self {
-        case let .primaryKeyNotEncoded(type, table, key, columns):
+        case .primaryKeyNotEncoded(let type, let table, let key, let columns):
             return "\(type) does not encode the primary key \(list(key)) of table \(String.quotedIdentifier(table)), "
                 + "so its row cannot be found; it encodes \(list(columns)). Declare `primaryKey` if the key has another name"
-        case let .columnCountMismatch(type, columns, written):
-            return "\(type).encode(to:) wrote \(written) value(s) for its \(columns.count) databaseColumns (\(list(columns))); "
+        case .columnCountMismatch(let type, let columns, let written):
+            return
+                "\(type).encode(to:) wrote \(written) value(s) for its \(columns.count) databaseColumns (\(list(columns))); "
                 + "write exactly one value per column, in order"
-        case let .noDatabaseColumns(type):
+        case .noDatabaseColumns(let type):
             return "\(type).databaseColumns is empty: list the columns that encode(to:) writes, in order"
-        case let .noColumns(type):
+        case .noColumns(let type):
             return "\(type) encodes no column"
-        case let .duplicateColumn(type, column):
+        case .duplicateColumn(let type, let column):
             return "\(type) encodes the column \(String.quotedIdentifier(column)) twice"
-        case let .codingKeysMismatch(type, declared, encoded):
-            return "the coding keys of \(type) (\(list(encoded))) do not name each of its databaseColumns (\(list(declared))) once"
-        case let .unsupportedEncoding(type, reason):
+        case .codingKeysMismatch(let type, let declared, let encoded):
+            return
+                "the coding keys of \(type) (\(list(encoded))) do not name each of its databaseColumns (\(list(declared))) once"
+        case .unsupportedEncoding(let type, let reason):
             return "\(type) cannot be written as a row: \(reason)"
-        case let .limitNeedsRowID(table, sql):
+        case .limitNeedsRowID(let table, let sql):
             return "cannot limit the rows changed in \(String.quotedIdentifier(table)), a table without rowid: "
                 + "the rows are chosen by rowid. Filter them instead of limiting\n  SQL: \(sql)"
-        case let .nothingWritten(table, sql):
+        case .nothingWritten(let table, let sql):
             return "nothing was written to \(String.quotedIdentifier(table)): a trigger ignored the row\n  SQL: \(sql)"
         }
     }

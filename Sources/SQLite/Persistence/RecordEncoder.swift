@@ -102,25 +102,51 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.append(.null, column: key.stringValue) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.append(.integer(value ? 1 : 0), column: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) throws { encoder.append(.text(value), column: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.append(.real(value), column: key.stringValue) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.append(.real(Double(value)), column: key.stringValue) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.append(.integer(value), column: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        encoder.append(.integer(value ? 1 : 0), column: key.stringValue)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        encoder.append(.text(value), column: key.stringValue)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        encoder.append(.real(value), column: key.stringValue)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        encoder.append(.real(Double(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        encoder.append(.integer(value), column: key.stringValue)
+    }
     mutating func encode(_ value: UInt, forKey key: Key) throws { try encodeUnsigned(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder.append(.integer(Int64(value)), column: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        encoder.append(.integer(Int64(value)), column: key.stringValue)
+    }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try encodeUnsigned(value, key) }
 
     private func encodeUnsigned<T: FixedWidthInteger>(_ value: T, _ key: Key) throws {
         guard let exact = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(
-                codingPath: [key], debugDescription: "\(value) does not fit in SQLite's 64-bit signed integer"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [key], debugDescription: "\(value) does not fit in SQLite's 64-bit signed integer"))
         }
         encoder.append(.integer(exact), column: key.stringValue)
     }
@@ -155,12 +181,14 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        encoder.problem = "it opens a nested container for \"\(key.stringValue)\"; encode a nested value as a property of its own type, which is stored as JSON"
+        encoder.problem =
+            "it opens a nested container for \"\(key.stringValue)\"; encode a nested value as a property of its own type, which is stored as JSON"
         return KeyedEncodingContainer(DiscardingContainer<NestedKey>())
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoder.problem = "it opens a nested container for \"\(key.stringValue)\"; encode an array as a property, which is stored as JSON"
+        encoder.problem =
+            "it opens a nested container for \"\(key.stringValue)\"; encode an array as a property, which is stored as JSON"
         return DiscardingContainer<Key>()
     }
 
@@ -224,8 +252,10 @@ final class ColumnValueEncoder: Encoder, SingleValueEncodingContainer {
 
     private func encodeUnsigned<T: FixedWidthInteger>(_ value: T) throws {
         guard let exact = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(
-                codingPath: [key], debugDescription: "\(value) does not fit in SQLite's 64-bit signed integer"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [key], debugDescription: "\(value) does not fit in SQLite's 64-bit signed integer"))
         }
         self.value = .integer(exact)
     }
@@ -253,7 +283,9 @@ private struct DiscardingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     mutating func encodeNil(forKey key: Key) throws {}
     mutating func encode<T: Encodable>(_ value: T) throws {}
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         KeyedEncodingContainer(DiscardingContainer<NestedKey>())
     }
     mutating func nestedContainer<NestedKey: CodingKey>(

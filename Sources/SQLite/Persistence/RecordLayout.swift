@@ -32,7 +32,10 @@ final class WriteSQL: Sendable {
     /// How many parameters the record's values bind; a `RETURNING` clause's own values follow.
     let recordParameterCount: Int
 
-    init(_ renderer: SQLRenderer, parameters: [Int32], setPositions: [Int] = [], keyPositions: [Int] = [], recordParameterCount: Int) {
+    init(
+        _ renderer: SQLRenderer, parameters: [Int32], setPositions: [Int] = [], keyPositions: [Int] = [],
+        recordParameterCount: Int
+    ) {
         sql = renderer.sql
         self.parameters = parameters
         self.setPositions = setPositions
@@ -137,7 +140,8 @@ final class RecordLayout: Sendable {
 
     private func requireKey() throws {
         if keyPositions.isEmpty {
-            throw PersistenceError.primaryKeyNotEncoded(type: typeName, table: table, key: primaryKey.columns, columns: columns)
+            throw PersistenceError.primaryKeyNotEncoded(
+                type: typeName, table: table, key: primaryKey.columns, columns: columns)
         }
     }
 
@@ -204,7 +208,8 @@ final class RecordLayout: Sendable {
             Self.renderReturning(into: renderer, shape.returning)
             var parameters = [Int32](repeating: 0, count: columns.count)
             for (index, position) in keyPositions.enumerated() { parameters[position] = Int32(index + 1) }
-            return WriteSQL(renderer, parameters: parameters, keyPositions: keyPositions, recordParameterCount: keyPositions.count)
+            return WriteSQL(
+                renderer, parameters: parameters, keyPositions: keyPositions, recordParameterCount: keyPositions.count)
         }
     }
 

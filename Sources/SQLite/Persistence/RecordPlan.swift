@@ -32,7 +32,8 @@ final class RecordPlan: Sendable {
         table = Record.tableName
         primaryKey = Record.primaryKey
         let columns = Record.databaseColumns
-        declared = columns.isEmpty
+        declared =
+            columns.isEmpty
             ? nil
             : try RecordLayout(typeName: typeName, table: table, columns: columns, primaryKey: primaryKey)
     }

@@ -66,7 +66,9 @@ extension PersistableRecord {
     }
 
     /// Binds collected values to the statement of `shape`.
-    static func bindWrite(_ db: Database, _ shape: WriteShape, layout: RecordLayout, values: [SQLiteValue]) throws -> RecordWrite {
+    static func bindWrite(_ db: Database, _ shape: WriteShape, layout: RecordLayout, values: [SQLiteValue]) throws
+        -> RecordWrite
+    {
         let sql = try layout.sql(for: shape)
         let statement = try db.cachedStatement(sql.sql)
         if sql.parameters.isEmpty {

@@ -74,7 +74,8 @@ extension QueryInterfaceRequest where RowDecoder: SQLiteValueConvertible & Decod
 extension QueryInterfaceRequest {
     /// How many rows ``fetchAll(_:)`` would return, counted by SQLite.
     public func fetchCount(_ db: Database) throws -> Int {
-        let count: Int?? = try db.boundStatement(for: select, .count).fetchOneBound(decode: Statement.optionalFirstColumn)
+        let count: Int?? = try db.boundStatement(for: select, .count).fetchOneBound(
+            decode: Statement.optionalFirstColumn)
         return (count ?? nil) ?? 0
     }
 }

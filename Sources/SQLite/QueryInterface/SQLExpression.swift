@@ -74,7 +74,8 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     var fragment: SQLFragment {
         switch node {
         case .column(let name): SQLFragment([.identifier(name)])
-        case .comparison(let name, let op, let value): SQLFragment([.identifier(name), .sql(op.sql.description), .binding(value)])
+        case .comparison(let name, let op, let value):
+            SQLFragment([.identifier(name), .sql(op.sql.description), .binding(value)])
         case .fragment(let fragment, _): fragment
         }
     }
@@ -110,9 +111,12 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
 
     public static func == (lhs: SQLExpression, rhs: SQLExpression) -> Bool {
         switch (lhs.node, rhs.node) {
-        case let (.column(left), .column(right)):
+        case (.column(let left), .column(let right)):
             return left == right
-        case let (.comparison(leftName, leftOp, leftValue), .comparison(rightName, rightOp, rightValue)):
+        case (
+            .comparison(let leftName, let leftOp, let leftValue),
+            .comparison(let rightName, let rightOp, let rightValue)
+        ):
             return leftName == rightName && leftOp == rightOp && leftValue == rightValue
         default:
             return lhs.precedence == rhs.precedence && lhs.fragment == rhs.fragment
@@ -154,7 +158,8 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// inline, without allocating; the cast folds away when the operator is specialized for
     /// `Column`.
     @inlinable
-    static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: SQLiteValue) -> SQLExpression {
+    static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: SQLiteValue) -> SQLExpression
+    {
         if let column = lhs as? Column {
             return SQLExpression(.comparison(column: column.name, op, value))
         }

@@ -61,7 +61,8 @@ public struct SQLOrdering: Hashable, Sendable, SQLOrderingTerm {
 
     /// The same expression, sorted the other way. NULL placement flips too, unless it was explicit.
     public var reversed: SQLOrdering {
-        SQLOrdering(expression, direction: direction == .descending ? .ascending : .descending, nullPlacement: nullPlacement)
+        SQLOrdering(
+            expression, direction: direction == .descending ? .ascending : .descending, nullPlacement: nullPlacement)
     }
 
     func render(into renderer: SQLRenderer) {

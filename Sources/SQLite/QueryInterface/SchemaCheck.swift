@@ -5,7 +5,9 @@
 extension Database {
     /// The tables and views of the main database, in name order, without SQLite's own tables.
     public func tableNames() throws -> [String] {
-        try fetchAll(String.self, """
+        try fetchAll(
+            String.self,
+            """
             SELECT name FROM sqlite_master
             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
             ORDER BY name
@@ -27,7 +29,8 @@ extension Database {
     public func checkTable(_ name: String) throws -> String {
         let tables = try tableNames()
         if let match = Self.match(name, in: tables) { return match }
-        throw SchemaError(kind: .unknownTable, name: name, available: tables, suggestion: Self.closest(to: name, in: tables))
+        throw SchemaError(
+            kind: .unknownTable, name: name, available: tables, suggestion: Self.closest(to: name, in: tables))
     }
 
     /// Returns the column's name as the schema spells it, or throws ``SchemaError`` when the table

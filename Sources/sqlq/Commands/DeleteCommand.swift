@@ -1,8 +1,9 @@
 import ArgumentParser
 import Queryable
 import SQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sqlq delete TABLE --where EXPR`: counts the matching rows, asks for confirmation, and deletes
@@ -29,7 +30,8 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("where"), parsing: .unconditionalSingleValue,
-        help: ArgumentHelp("A filter expression, as for query. Required; repeat to require several.", valueName: "expr"))
+        help: ArgumentHelp("A filter expression, as for query. Required; repeat to require several.", valueName: "expr")
+    )
     var filters: [String] = []
 
     @Flag(name: [.short, .long], help: "Delete without asking, for scripts.")
@@ -70,7 +72,8 @@ struct DeleteCommand: AsyncParsableCommand {
         let subject = "of \"\(tableName)\" where \(filters.joined(separator: " and "))"
         let presenter = Task { [yes] in
             await TerminalPresenter(input: input, answersWithDefaults: yes).present(confirmation) { count in
-                .confirmation("Delete \(count == 1 ? "1 row" : "\(count) rows") \(subject)?", default: yes ? true : false)
+                .confirmation(
+                    "Delete \(count == 1 ? "1 row" : "\(count) rows") \(subject)?", default: yes ? true : false)
             }
         }
         defer { presenter.cancel() }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import SQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sqlq import TABLE FILE`: rows from CSV, JSON or NDJSON, all in one transaction.
@@ -38,7 +39,8 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if format == nil && ImportFormat(fileName: file) == nil {
-            throw ValidationError("cannot tell the format of \"\(file)\" from its name; pass --format csv, json or ndjson")
+            throw ValidationError(
+                "cannot tell the format of \"\(file)\" from its name; pass --format csv, json or ndjson")
         }
     }
 

@@ -18,7 +18,9 @@ struct MigrateCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: ArgumentHelp("The folder of migrations. Defaults to Migrations/.", valueName: "dir"), completion: .directory)
+    @Option(
+        help: ArgumentHelp("The folder of migrations. Defaults to Migrations/.", valueName: "dir"),
+        completion: .directory)
     var dir: String?
 
     @Flag(help: "Show each migration's state (applied, pending, changed) instead of applying them.")
@@ -37,12 +39,14 @@ struct MigrateCommand: ParsableCommand {
         if status {
             let connection = try database.open(.read)
             for migration in try migrator.status(connection) {
-                let (state, detail): (String, String) = switch migration.state {
-                case .applied(let date): (style.green("applied "), " " + Self.time(date))
-                case .pending: (style.yellow("pending "), "")
-                case .changedSinceApplied(let date): (style.red("changed "), " " + Self.time(date) + ", edited since")
-                case .unknown(let date): (style.yellow("unknown "), " " + Self.time(date) + ", no such file now")
-                }
+                let (state, detail): (String, String) =
+                    switch migration.state {
+                    case .applied(let date): (style.green("applied "), " " + Self.time(date))
+                    case .pending: (style.yellow("pending "), "")
+                    case .changedSinceApplied(let date):
+                        (style.red("changed "), " " + Self.time(date) + ", edited since")
+                    case .unknown(let date): (style.yellow("unknown "), " " + Self.time(date) + ", no such file now")
+                    }
                 output.writeLine(state + " " + migration.identifier + detail)
             }
             return
@@ -56,7 +60,9 @@ struct MigrateCommand: ParsableCommand {
         try migrator.migrate(connection)
         for identifier in pending { output.writeLine("applied " + identifier) }
         let count = pending.count == 1 ? "1 migration" : "\(pending.count) migrations"
-        output.writeLine(pending.isEmpty ? "Nothing to apply: the database is up to date." : "Applied \(count); the database is up to date.")
+        output.writeLine(
+            pending.isEmpty
+                ? "Nothing to apply: the database is up to date." : "Applied \(count); the database is up to date.")
     }
 
     private static func time(_ date: some SQLiteValueConvertible) -> String {

@@ -30,13 +30,16 @@ struct SchemaCommand: ParsableCommand {
             let name = try db.checkTable(table)
             if let format {
                 let result = try ResultSet.fetch(
-                    db, sql: "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid",
+                    db,
+                    sql: "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid",
                     arguments: [.text(name)])
                 format.makeWriter(output: output, style: .forDescriptor(1)).write(result)
                 return
             }
             // The table or view first, then its indexes and triggers.
-            let statements = try db.fetchAll(String.self, """
+            let statements = try db.fetchAll(
+                String.self,
+                """
                 SELECT sql FROM sqlite_master
                 WHERE tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL
                 ORDER BY type NOT IN ('table', 'view'), type, name

@@ -28,12 +28,14 @@ struct TablesCommand: ParsableCommand {
                 for name in try db.tableNames() { output.writeLine(name) }
                 return
             }
-            let result = try ResultSet.fetch(db, sql: """
-                SELECT m.name, m.type, (SELECT count(*) FROM pragma_table_info(m.name)) AS columns
-                FROM sqlite_master AS m
-                WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-                ORDER BY m.name
-                """, arguments: [])
+            let result = try ResultSet.fetch(
+                db,
+                sql: """
+                    SELECT m.name, m.type, (SELECT count(*) FROM pragma_table_info(m.name)) AS columns
+                    FROM sqlite_master AS m
+                    WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    ORDER BY m.name
+                    """, arguments: [])
             format.makeWriter(output: output, style: .forDescriptor(1)).write(result)
         }
         output.flush()

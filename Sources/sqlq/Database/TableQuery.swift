@@ -25,7 +25,9 @@ struct TableQuery: FetchKeyRequest {
     func explanation(_ db: Database) throws -> String {
         var text = sql + "\n"
         let arguments = self.arguments
-        text += "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(\.description).joined(separator: ", ")) + "\n"
+        text +=
+            "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(\.description).joined(separator: ", "))
+            + "\n"
         text += "-- plan:\n"
         var depths: [Int64: Int] = [:]
         for row in try db.fetchAll("EXPLAIN QUERY PLAN " + sql, arguments) {

@@ -47,7 +47,8 @@ struct TableSchema {
     /// database has no such table or view.
     init(_ db: Database, table: String) throws {
         name = try db.checkTable(table)
-        columns = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(name)]).map { row in
+        columns = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(name)]).map {
+            row in
             let type: String = try row[1]
             return ColumnInfo(name: try row[0], declaredType: type, affinity: Affinity(declaredType: type))
         }
@@ -56,7 +57,9 @@ struct TableSchema {
     /// The column named `name` (exactly, or ignoring case as SQL does), or the `SchemaError` of
     /// the SQLite module, which lists the columns and suggests the closest.
     func column(_ name: String, in db: Database) throws -> ColumnInfo {
-        if let column = columns.first(where: { $0.name == name }) ?? columns.first(where: { $0.name.lowercased() == name.lowercased() }) {
+        if let column = columns.first(where: { $0.name == name })
+            ?? columns.first(where: { $0.name.lowercased() == name.lowercased() })
+        {
             return column
         }
         try db.checkColumn(name, in: self.name)

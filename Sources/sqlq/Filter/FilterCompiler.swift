@@ -41,11 +41,12 @@ struct FilterCompiler {
             guard case .literal(let literal, _, _) = patternOperand, case .text(let text) = literal.value else {
                 preconditionFailure("the parser only accepts a string after a pattern operator")
             }
-            let expression = switch pattern {
-            case .like: Column(column.name).like(text)
-            case .glob: Column(column.name).glob(text)
-            case .contains: Column(column.name).contains(text)
-            }
+            let expression =
+                switch pattern {
+                case .like: Column(column.name).like(text)
+                case .glob: Column(column.name).glob(text)
+                case .contains: Column(column.name).contains(text)
+                }
             return negated ? !expression : expression
         case .membership(let operand, let list, let negated):
             let column = try self.column(operand)
@@ -94,8 +95,11 @@ struct FilterCompiler {
     ) throws -> SQLExpression {
         let column = try self.column(columnOperand)
         let bound = try value(literalOperand, for: column)
-        if bound.isNull, comparison != .equal, comparison != .notEqual, case .literal(_, let position, let length) = literalOperand {
-            throw mismatch("null has no order; test it with \"is null\" or \"is not null\"", position: position, length: length)
+        if bound.isNull, comparison != .equal, comparison != .notEqual,
+            case .literal(_, let position, let length) = literalOperand
+        {
+            throw mismatch(
+                "null has no order; test it with \"is null\" or \"is not null\"", position: position, length: length)
         }
         let left = Column(column.name)
         // `= null` and `!= null` render IS NULL and IS NOT NULL, which is what they mean here.
@@ -133,12 +137,17 @@ struct FilterCompiler {
         switch literal.kind {
         case .text where column.affinity.holdsNumbers:
             if case .text(let text) = literal.value, Double(text) != nil { break }
-            throw mismatch("column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is text", position: position, length: length)
+            throw mismatch(
+                "column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is text",
+                position: position, length: length)
         case .date where column.affinity.holdsNumbers:
-            throw mismatch("column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is a date", position: position, length: length)
+            throw mismatch(
+                "column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is a date",
+                position: position, length: length)
         case .boolean where column.affinity == .text:
             throw mismatch(
-                "column \"\(column.name)\"\(type) holds text, but \(literal.description) is a boolean", position: position, length: length)
+                "column \"\(column.name)\"\(type) holds text, but \(literal.description) is a boolean",
+                position: position, length: length)
         default:
             break
         }
@@ -146,6 +155,8 @@ struct FilterCompiler {
     }
 
     private func mismatch(_ message: String, position: Int, length: Int) -> FilterError {
-        FilterError(reason: .typeMismatch("type mismatch: " + message), expression: expression, position: position, length: length)
+        FilterError(
+            reason: .typeMismatch("type mismatch: " + message), expression: expression, position: position,
+            length: length)
     }
 }

@@ -58,7 +58,10 @@ struct FilterLexer {
             return token(.comparison(.equal))
         case "!":
             index += 1
-            guard peek("=") else { throw error("\"!\" is not an operator; write != for \"not equal\" or not for negation", at: start, length: 1) }
+            guard peek("=") else {
+                throw error(
+                    "\"!\" is not an operator; write != for \"not equal\" or not for negation", at: start, length: 1)
+            }
             index += 1
             return token(.comparison(.notEqual))
         case "<":
@@ -83,9 +86,12 @@ struct FilterLexer {
             return token(.literal(FilterLiteral(kind: .text, value: .text(try string()))))
         case "\"":
             return token(.identifier(try quotedIdentifier()))
-        case "-" where index + 1 < characters.count && (characters[index + 1].isASCIIDigit || characters[index + 1] == "."):
+        case "-"
+        where index + 1 < characters.count && (characters[index + 1].isASCIIDigit || characters[index + 1] == "."):
             return try number()
-        case _ where character.isASCIIDigit || (character == "." && index + 1 < characters.count && characters[index + 1].isASCIIDigit):
+        case _
+        where character.isASCIIDigit
+            || (character == "." && index + 1 < characters.count && characters[index + 1].isASCIIDigit):
             if let date = try date() { return date }
             return try number()
         case _ where character.isIdentifierStart:
@@ -197,16 +203,17 @@ struct FilterLexer {
         }
         while index < characters.count, characters[index].isIdentifierPart || characters[index] == "." { index += 1 }
         let text = Self.string(characters[start..<index])
-        let literal: FilterLiteral? = if isReal {
-            Double(text).map { FilterLiteral(kind: .real, value: .real($0)) }
-        } else if let integer = Int64(text) {
-            FilterLiteral(kind: .integer, value: .integer(integer))
-        } else if text.unicodeScalars.allSatisfy({ $0.isASCIIDigit || $0 == "-" }), let real = Double(text) {
-            // Too large for 64 bits: kept as a real, as SQLite does with such literals.
-            FilterLiteral(kind: .real, value: .real(real))
-        } else {
-            nil
-        }
+        let literal: FilterLiteral? =
+            if isReal {
+                Double(text).map { FilterLiteral(kind: .real, value: .real($0)) }
+            } else if let integer = Int64(text) {
+                FilterLiteral(kind: .integer, value: .integer(integer))
+            } else if text.unicodeScalars.allSatisfy({ $0.isASCIIDigit || $0 == "-" }), let real = Double(text) {
+                // Too large for 64 bits: kept as a real, as SQLite does with such literals.
+                FilterLiteral(kind: .real, value: .real(real))
+            } else {
+                nil
+            }
         guard let literal else { throw error("\"\(text)\" is not a number", at: start, length: index - start) }
         return FilterToken(kind: .literal(literal), position: start, length: index - start)
     }
@@ -222,11 +229,14 @@ struct FilterLexer {
             offset < characters.count && characters[offset] == character
         }
         guard digits(4, at: start), character("-", at: start + 4), digits(2, at: start + 5),
-              character("-", at: start + 7), digits(2, at: start + 8) else { return nil }
+            character("-", at: start + 7), digits(2, at: start + 8)
+        else { return nil }
         var end = start + 10
         var hasTime = false
         // A time after "T", or after one space when it is clearly a time (hh:mm).
-        if (character("T", at: end) || character(" ", at: end)), digits(2, at: end + 1), character(":", at: end + 3), digits(2, at: end + 4) {
+        if character("T", at: end) || character(" ", at: end), digits(2, at: end + 1), character(":", at: end + 3),
+            digits(2, at: end + 4)
+        {
             hasTime = true
             end += 6
             if character(":", at: end), digits(2, at: end + 1) { end += 3 }
@@ -236,20 +246,27 @@ struct FilterLexer {
             }
             if character("Z", at: end) {
                 end += 1
-            } else if (character("+", at: end) || character("-", at: end)), digits(2, at: end + 1), character(":", at: end + 3), digits(2, at: end + 4) {
+            } else if character("+", at: end) || character("-", at: end), digits(2, at: end + 1),
+                character(":", at: end + 3), digits(2, at: end + 4)
+            {
                 end += 6
             }
         }
         let text = Self.string(characters[start..<end])
         index = end
         if index < characters.count, characters[index].isIdentifierPart {
-            while index < characters.count, characters[index].isIdentifierPart || characters[index] == ":" { index += 1 }
-            throw error("\"\(Self.string(characters[start..<index]))\" is not a date; write dates as 2026-03-01 or 2026-03-01T09:30:00", at: start, length: index - start)
+            while index < characters.count, characters[index].isIdentifierPart || characters[index] == ":" {
+                index += 1
+            }
+            throw error(
+                "\"\(Self.string(characters[start..<index]))\" is not a date; write dates as 2026-03-01 or 2026-03-01T09:30:00",
+                at: start, length: index - start)
         }
         guard let value = Self.dateValue(text, hasTime: hasTime) else {
             throw error("\"\(text)\" is not a valid date", at: start, length: end - start)
         }
-        return FilterToken(kind: .literal(FilterLiteral(kind: .date, value: value)), position: start, length: end - start)
+        return FilterToken(
+            kind: .literal(FilterLiteral(kind: .date, value: value)), position: start, length: end - start)
     }
 
     /// A date alone stays `yyyy-MM-dd`; a date with a time becomes `yyyy-MM-dd HH:mm:ss.SSS` in
@@ -274,7 +291,9 @@ struct FilterLexer {
 extension Unicode.Scalar {
     var isASCIIDigit: Bool { value >= 0x30 && value <= 0x39 }
     var isIdentifierStart: Bool {
-        isASCII ? (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || self == "_" : properties.isAlphabetic
+        isASCII
+            ? (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || self == "_"
+            : properties.isAlphabetic
     }
     var isIdentifierPart: Bool {
         isIdentifierStart || isASCIIDigit || (!isASCII && properties.numericType != nil)

@@ -33,7 +33,9 @@ struct FilterParser {
         }
         let result = try parser.disjunction()
         guard parser.current.kind == .end else {
-            throw parser.error("expected \"and\", \"or\" or the end of the expression, found \(parser.current.description)", at: parser.current)
+            throw parser.error(
+                "expected \"and\", \"or\" or the end of the expression, found \(parser.current.description)",
+                at: parser.current)
         }
         return result
     }
@@ -106,14 +108,19 @@ struct FilterParser {
         switch current.kind {
         case .keyword("like"), .keyword("glob"), .keyword("contains"):
             let op = advance()
-            guard case .keyword(let word) = op.kind, let pattern = FilterExpression.Pattern(rawValue: word) else { break }
+            guard case .keyword(let word) = op.kind, let pattern = FilterExpression.Pattern(rawValue: word) else {
+                break
+            }
             try requireColumn(operand, before: op)
             let patternToken = current
             guard case .literal(let literal) = patternToken.kind, literal.kind == .text else {
-                throw error("expected a 'string' after \"\(word)\", found \(patternToken.description)", at: patternToken)
+                throw error(
+                    "expected a 'string' after \"\(word)\", found \(patternToken.description)", at: patternToken)
             }
             _ = advance()
-            return .pattern(operand, pattern, .literal(literal, position: patternToken.position, length: patternToken.length), negated: negated)
+            return .pattern(
+                operand, pattern, .literal(literal, position: patternToken.position, length: patternToken.length),
+                negated: negated)
         case .keyword("in"):
             let op = advance()
             try requireColumn(operand, before: op)
@@ -154,7 +161,8 @@ struct FilterParser {
                 isNot = true
             }
             guard case .literal(let literal) = current.kind, literal.kind == .null else {
-                throw error("expected \"null\" after \"is\(isNot ? " not" : "")\", found \(current.description)", at: current)
+                throw error(
+                    "expected \"null\" after \"is\(isNot ? " not" : "")\", found \(current.description)", at: current)
             }
             _ = advance()
             return .nullTest(operand, negated: isNot)
@@ -181,7 +189,8 @@ struct FilterParser {
             return .literal(literal, position: token.position, length: token.length)
         default:
             if let op {
-                throw error("expected a column or a value after \(op.description), found \(token.description)", at: token)
+                throw error(
+                    "expected a column or a value after \(op.description), found \(token.description)", at: token)
             }
             throw error("expected a column, a value, \"not\" or \"(\", found \(token.description)", at: token)
         }

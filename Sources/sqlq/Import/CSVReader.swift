@@ -19,7 +19,8 @@ struct CSVReader: RecordReader {
         self.file = file
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         guard let (first, fields) = try record() else {
-            throw ImportError(file: file, line: 1, message: "the file is empty; a CSV file starts with a header line of column names")
+            throw ImportError(
+                file: file, line: 1, message: "the file is empty; a CSV file starts with a header line of column names")
         }
         for (position, field) in fields.enumerated() where field.text.isEmpty {
             throw ImportError(file: file, line: first, message: "column \(position + 1) of the header has no name")
@@ -32,7 +33,8 @@ struct CSVReader: RecordReader {
         guard fields.count == header.count else {
             throw ImportError(
                 file: file, line: start,
-                message: "\(fields.count) field\(fields.count == 1 ? "" : "s"), but the header has \(header.count) columns")
+                message:
+                    "\(fields.count) field\(fields.count == 1 ? "" : "s"), but the header has \(header.count) columns")
         }
         let values = fields.map { field -> SQLiteValue in
             field.text.isEmpty && !field.quoted ? .null : .text(field.text)
@@ -82,7 +84,9 @@ struct CSVReader: RecordReader {
                 if byte == UInt8(ascii: "\"") {
                     throw ImportError(
                         file: file, line: line,
-                        message: "a double quote inside a field that does not start with one; quote the whole field and double the quote (\"\")")
+                        message:
+                            "a double quote inside a field that does not start with one; quote the whole field and double the quote (\"\")"
+                    )
                 }
                 index += 1
             }
@@ -100,8 +104,12 @@ struct CSVReader: RecordReader {
                     index += 1
                     continue
                 }
-                if index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[index]) {
-                    throw ImportError(file: file, line: line, message: "text after the closing quote of a field; a field ends at a comma or a line break")
+                if index < bytes.count,
+                    ![UInt8(ascii: ","), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[index])
+                {
+                    throw ImportError(
+                        file: file, line: line,
+                        message: "text after the closing quote of a field; a field ends at a comma or a line break")
                 }
                 return Field(text: String(decoding: text, as: UTF8.self), quoted: true)
             }

@@ -64,6 +64,8 @@ struct Importer {
         guard column.affinity.holdsNumbers, case .text(let text) = value, Double(text) == nil else { return }
         throw ImportError(
             file: file, line: line,
-            message: "column \"\(column.name)\" (\(column.declaredType)) holds numbers, but \(value.description) is not a number")
+            message:
+                "column \"\(column.name)\" (\(column.declaredType)) holds numbers, but \(value.description) is not a number"
+        )
     }
 }

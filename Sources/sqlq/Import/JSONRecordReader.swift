@@ -37,7 +37,10 @@ struct JSONRecordReader: RecordReader {
             if !started {
                 started = true
                 guard peek == UInt8(ascii: "[") else {
-                    throw error(index < bytes.count ? "expected \"[\", the start of an array of objects" : "the file is empty; expected an array of objects")
+                    throw error(
+                        index < bytes.count
+                            ? "expected \"[\", the start of an array of objects"
+                            : "the file is empty; expected an array of objects")
                 }
                 index += 1
                 skipWhitespace()
@@ -56,8 +59,10 @@ struct JSONRecordReader: RecordReader {
             }
             return try object()
         case .lines:
-            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
-                || bytes[index] == UInt8(ascii: "\r") || bytes[index] == UInt8(ascii: "\n") {
+            while index < bytes.count,
+                bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
+                    || bytes[index] == UInt8(ascii: "\r") || bytes[index] == UInt8(ascii: "\n")
+            {
                 if bytes[index] == UInt8(ascii: "\n") { line += 1 }
                 index += 1
             }
@@ -66,7 +71,10 @@ struct JSONRecordReader: RecordReader {
                 return nil
             }
             let record = try object()
-            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") || bytes[index] == UInt8(ascii: "\r") {
+            while index < bytes.count,
+                bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
+                    || bytes[index] == UInt8(ascii: "\r")
+            {
                 index += 1
             }
             if index < bytes.count, bytes[index] != UInt8(ascii: "\n") {
@@ -90,7 +98,10 @@ struct JSONRecordReader: RecordReader {
     }
 
     private mutating func skipWhitespace() {
-        while let byte = peek, byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") {
+        while let byte = peek,
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\n")
+        {
             if byte == UInt8(ascii: "\n") { line += 1 }
             index += 1
         }
@@ -99,7 +110,10 @@ struct JSONRecordReader: RecordReader {
     private mutating func object() throws -> ImportRecord {
         let start = line
         guard peek == UInt8(ascii: "{") else {
-            throw error(peek == nil ? "the file ends where an object should be" : "expected an object, \"{\"; each row is a JSON object")
+            throw error(
+                peek == nil
+                    ? "the file ends where an object should be" : "expected an object, \"{\"; each row is a JSON object"
+            )
         }
         index += 1
         var record = ImportRecord(line: start, columns: [], values: [])
@@ -211,12 +225,15 @@ struct JSONRecordReader: RecordReader {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800..<0xDC00).contains(scalar) {
-                        guard peek == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard peek == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw error("a \\u escape holds half of a surrogate pair")
                         }
                         index += 2
                         let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("a \\u escape holds half of a surrogate pair") }
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            throw error("a \\u escape holds half of a surrogate pair")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { throw error("a \\u escape is not a character") }
@@ -234,7 +251,9 @@ struct JSONRecordReader: RecordReader {
     }
 
     private mutating func hex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
+        guard index + 4 <= bytes.count,
+            let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        else {
             throw error("\\u needs four hexadecimal digits")
         }
         index += 4

@@ -20,7 +20,8 @@ final class ProgressBar {
         shownPercent = percent
         let width = 30
         let filled = percent * width / 100
-        output.write("\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] ")
+        output.write(
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] ")
         output.write((percent < 10 ? "  " : percent < 100 ? " " : "") + "\(percent)%  \(rows) rows")
         output.flush()
     }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import SQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--db PATH`, shared by every command.
@@ -39,7 +40,8 @@ struct DatabaseOptions: ParsableArguments {
         guard let path else {
             if let demoNote, isatty(2) == 1 {
                 let errors = OutputStream(fileDescriptor: 2)
-                errors.writeLine(TextStyle.forDescriptor(2).dim("Note: using the demo database, in memory: " + demoNote))
+                errors.writeLine(
+                    TextStyle.forDescriptor(2).dim("Note: using the demo database, in memory: " + demoNote))
             }
             return try DemoDatabase.open()
         }

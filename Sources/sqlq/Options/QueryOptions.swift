@@ -8,12 +8,15 @@ struct QueryOptions: ParsableArguments {
 
     @Option(
         name: .customLong("where"), parsing: .unconditionalSingleValue,
-        help: ArgumentHelp("A filter expression, such as \"priority >= 3 and not done\". Repeat to require several.", valueName: "expr"))
+        help: ArgumentHelp(
+            "A filter expression, such as \"priority >= 3 and not done\". Repeat to require several.", valueName: "expr"
+        ))
     var filters: [String] = []
 
     @Option(
         parsing: .unconditionalSingleValue,
-        help: ArgumentHelp("Sort by a column; -column sorts descending. Repeat, or separate with commas.", valueName: "column"))
+        help: ArgumentHelp(
+            "Sort by a column; -column sorts descending. Repeat, or separate with commas.", valueName: "column"))
     var sort: [String] = []
 
     @Option(help: "Return at most this many rows.")
@@ -52,7 +55,9 @@ struct QueryOptions: ParsableArguments {
                 let descending = term.hasPrefix("-")
                 let name = descending || term.hasPrefix("+") ? String(term.dropFirst()) : term
                 let namePosition = position + term.count - name.count
-                let column = Column(try Self.column(name, option: "--sort", text: option, position: namePosition, schema: schema, db: db))
+                let column = Column(
+                    try Self.column(
+                        name, option: "--sort", text: option, position: namePosition, schema: schema, db: db))
                 orderings.append(descending ? column.desc : term.hasPrefix("+") ? column.asc : column.sqlOrdering)
             }
         }
@@ -60,7 +65,10 @@ struct QueryOptions: ParsableArguments {
         var selection: [any SQLExpressible] = []
         for option in columns {
             for (name, position) in Self.terms(option) {
-                selection.append(Column(try Self.column(name, option: "--columns", text: option, position: position, schema: schema, db: db)))
+                selection.append(
+                    Column(
+                        try Self.column(
+                            name, option: "--columns", text: option, position: position, schema: schema, db: db)))
             }
         }
         if !selection.isEmpty { request = request.select(selection) }
@@ -90,12 +98,15 @@ struct QueryOptions: ParsableArguments {
         _ name: String, option: String, text: String, position: Int, schema: TableSchema, db: Database
     ) throws -> String {
         guard !name.isEmpty else {
-            throw FilterError(reason: .syntax("a column name is missing"), expression: text, position: position, length: 1, option: option)
+            throw FilterError(
+                reason: .syntax("a column name is missing"), expression: text, position: position, length: 1,
+                option: option)
         }
         do {
             return try schema.column(name, in: db).name
         } catch let error as SchemaError {
-            throw FilterError(reason: .unknownColumn(error), expression: text, position: position, length: name.count, option: option)
+            throw FilterError(
+                reason: .unknownColumn(error), expression: text, position: position, length: name.count, option: option)
         }
     }
 }

@@ -45,7 +45,8 @@ final class DelimitedWriter: RowWriter {
         switch kind {
         case .csv:
             let needsQuotes = text.utf8.contains { byte in
-                byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
+                    || byte == UInt8(ascii: "\r")
             }
             guard needsQuotes else { return text }
             var quoted = "\""
@@ -55,7 +56,8 @@ final class DelimitedWriter: RowWriter {
             return quoted + "\""
         case .tsv:
             let needsEscapes = text.utf8.contains { byte in
-                byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\\")
+                byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                    || byte == UInt8(ascii: "\\")
             }
             guard needsEscapes else { return text }
             var escaped = ""

@@ -52,7 +52,8 @@ final class MarkdownWriter: RowWriter {
         output.writeLine(line(header))
         var rule = "|"
         for index in columns.indices {
-            rule += rightAligned[index]
+            rule +=
+                rightAligned[index]
                 ? String(repeating: "-", count: widths[index] + 1) + ":|"
                 : String(repeating: "-", count: widths[index] + 2) + "|"
         }
@@ -61,7 +62,9 @@ final class MarkdownWriter: RowWriter {
     }
 
     private static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else { return text }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            return text
+        }
         var escaped = ""
         for character in text {
             switch character {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Buffered text output to a file descriptor: standard output for data, standard error for

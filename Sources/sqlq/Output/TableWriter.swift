@@ -54,7 +54,9 @@ final class TableWriter: RowWriter {
                 header += "|"
                 rule += "+"
             }
-            header += " " + style.bold(Self.pad(Self.visible(columns[index]), widths[index], right: rightAligned[index])) + " "
+            header +=
+                " " + style.bold(Self.pad(Self.visible(columns[index]), widths[index], right: rightAligned[index]))
+                + " "
             rule += String(repeating: "-", count: widths[index] + 2)
         }
         output.writeLine(Self.trimmingTrailingSpaces(header))

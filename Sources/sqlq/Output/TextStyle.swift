@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// ANSI colours and emphasis, or nothing: colour goes only to a terminal, and never when the

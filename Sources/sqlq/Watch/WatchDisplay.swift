@@ -1,6 +1,7 @@
 import SQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Shows each new result of `watch`, followed by a status line with the row count and the time
@@ -79,7 +80,8 @@ final class WatchDisplay {
 
     private static func windowHeight() -> Int {
         var size = winsize()
-        guard withUnsafeMutablePointer(to: &size, { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }) == 0, size.ws_row > 0 else { return 24 }
+        guard withUnsafeMutablePointer(to: &size, { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }) == 0, size.ws_row > 0
+        else { return 24 }
         return Int(size.ws_row)
     }
 }

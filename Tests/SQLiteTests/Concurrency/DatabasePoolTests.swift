@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite("DatabasePool")
@@ -63,7 +64,12 @@ struct DatabasePoolTests {
         try await pool.write { db in try db.execute("CREATE TABLE t(x INTEGER)") }
         let counts = try await withThrowingTaskGroup(of: Int?.self) { group in
             for i in 0..<50 {
-                group.addTask { try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", [.integer(Int64(i))]); return nil } }
+                group.addTask {
+                    try await pool.write { db in
+                        try db.execute("INSERT INTO t VALUES (?)", [.integer(Int64(i))])
+                        return nil
+                    }
+                }
                 group.addTask { try await pool.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM t") } }
             }
             var counts: [Int] = []

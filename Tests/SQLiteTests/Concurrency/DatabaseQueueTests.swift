@@ -1,15 +1,21 @@
 import CSQLite
 import Testing
+
 @testable import SQLite
 
 @Suite("DatabaseQueue")
 struct DatabaseQueueTests {
     @Test("the API shape code outside the package relies on")
     func publicShape() async throws {
-        struct Item: Decodable, Sendable { var id: Int; var title: String; var done: Bool }
+        struct Item: Decodable, Sendable {
+            var id: Int
+            var title: String
+            var done: Bool
+        }
         let queue = try DatabaseQueue()
         try await queue.write { db in
-            try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0)")
+            try db.execute(
+                "CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0)")
             try db.execute("INSERT INTO items(title, done) VALUES (?, ?)", ["milk", false])
         }
         try await queue.write { db in try db.execute("UPDATE items SET done = 1") }

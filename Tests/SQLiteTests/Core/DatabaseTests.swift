@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite("Database")
@@ -8,7 +9,8 @@ struct DatabaseTests {
     @Test("an in-memory database runs statements and reports rowids and changes")
     func inMemory() throws {
         let db = try Database()
-        try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0)")
+        try db.execute(
+            "CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0)")
         try db.execute("INSERT INTO items(title, done) VALUES (?, ?)", ["milk", false])
         #expect(db.lastInsertedRowID == 1)
         try db.execute("INSERT INTO items(title, done) VALUES (?, ?)", ["bread", true])
@@ -36,7 +38,8 @@ struct DatabaseTests {
     @Test("foreign keys are enforced by default")
     func foreignKeys() throws {
         let db = try Database()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE lists(id INTEGER PRIMARY KEY);
             CREATE TABLE items(id INTEGER PRIMARY KEY, list_id INTEGER NOT NULL REFERENCES lists(id));
             """)
@@ -51,7 +54,8 @@ struct DatabaseTests {
     @Test("a script runs several statements; execute refuses more than one")
     func scripts() throws {
         let db = try Database()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             -- a comment
             CREATE TABLE a(x); CREATE TABLE b(y);
             INSERT INTO a VALUES (1); /* trailing comment */
@@ -113,7 +117,8 @@ struct DatabaseTests {
         }
         #expect(missing?.message == "missing argument for parameter :id")
         let extra = #expect(throws: SQLiteError.self) {
-            try db.execute("UPDATE items SET title = :title WHERE id = :id", named: ["title": "x", "id": 1, "tilte": "y"])
+            try db.execute(
+                "UPDATE items SET title = :title WHERE id = :id", named: ["title": "x", "id": 1, "tilte": "y"])
         }
         #expect(extra?.message == "no parameter named :tilte")
         #expect(try db.fetchOne(String.self, "SELECT title FROM items WHERE id = 1") == "oat milk")
@@ -160,9 +165,10 @@ struct DatabaseTests {
     func errorDescription() throws {
         let db = try makeItemsDatabase()
         let error = #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO items(title) VALUES (NULL)") }
-        #expect(error?.description == """
-            SQLite error 19/1299 (constraint failed): NOT NULL constraint failed: items.title
-              SQL: INSERT INTO items(title) VALUES (NULL)
-            """)
+        #expect(
+            error?.description == """
+                SQLite error 19/1299 (constraint failed): NOT NULL constraint failed: items.title
+                  SQL: INSERT INTO items(title) VALUES (NULL)
+                """)
     }
 }

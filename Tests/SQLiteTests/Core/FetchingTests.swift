@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 private struct Item: FetchableRow, Equatable {
@@ -76,10 +77,11 @@ struct FetchingTests {
     func fetchableRow() throws {
         let db = try makeItemsDatabase()
         let items = try db.fetchAll(Item.self, "SELECT * FROM items WHERE done = ? ORDER BY id", [false])
-        #expect(items == [
-            Item(id: 1, title: "milk", done: false, priority: 3),
-            Item(id: 3, title: "eggs", done: false, priority: 1),
-        ])
+        #expect(
+            items == [
+                Item(id: 1, title: "milk", done: false, priority: 3),
+                Item(id: 3, title: "eggs", done: false, priority: 1),
+            ])
         #expect(try db.fetchOne(Item.self, "SELECT * FROM items WHERE id = ?", [2])?.title == "bread")
         #expect(try db.fetchOne(Item.self, "SELECT * FROM items WHERE id = ?", [99]) == nil)
     }
@@ -95,7 +97,8 @@ struct FetchingTests {
         #expect(items[1].due == nil)
         #expect(items[1].done)
         // Columns in another order resolve again for the new statement.
-        let reordered = try db.fetchOne(CodableItem.self, "SELECT score, due, priority, done, title, id FROM items WHERE id = 1")
+        let reordered = try db.fetchOne(
+            CodableItem.self, "SELECT score, due, priority, done, title, id FROM items WHERE id = 1")
         #expect(reordered == items[0])
     }
 
@@ -131,7 +134,9 @@ struct FetchingTests {
         #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM items") == 3)
         #expect(try db.fetchOne(Int.self, "SELECT priority FROM items WHERE id = 2") == nil)
         #expect(try db.fetchOne(Int.self, "SELECT 1 WHERE 0") == nil)
-        #expect(try db.fetchOne(Date.self, "SELECT due FROM items WHERE id = 1") == Date(timeIntervalSince1970: 1_767_323_045.678))
+        #expect(
+            try db.fetchOne(Date.self, "SELECT due FROM items WHERE id = 1")
+                == Date(timeIntervalSince1970: 1_767_323_045.678))
     }
 
     @Test("NULL into a non-optional is an error naming the column and type")
@@ -146,15 +151,19 @@ struct FetchingTests {
         }
         #expect(error?.column == "priority")
         #expect(error?.reason == .unexpectedNull)
-        #expect(error?.description == """
-            cannot decode column "priority" (index 0) as Int: found NULL
-              SQL: SELECT priority FROM items ORDER BY id
-            """)
+        #expect(
+            error?.description == """
+                cannot decode column "priority" (index 0) as Int: found NULL
+                  SQL: SELECT priority FROM items ORDER BY id
+                """)
         let decodable = #expect(throws: RowDecodingError.self) {
             try db.fetchAll(Int.self, "SELECT priority FROM items ORDER BY id")
         }
         #expect(decodable?.expectedType == "Int")
-        struct StrictCodable: Decodable { var title: String; var due: Date }
+        struct StrictCodable: Decodable {
+            var title: String
+            var due: Date
+        }
         let codable = #expect(throws: RowDecodingError.self) {
             try db.fetchAll(StrictCodable.self, "SELECT title, due FROM items ORDER BY id")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite("SQLiteValue")
@@ -51,14 +52,16 @@ struct SQLiteValueTests {
         #expect(try db.fetchOne(Bool.self, "SELECT ? < ?", [SQLiteValue(date), SQLiteValue(later)]) == true)
     }
 
-    @Test("dates decode from ISO-8601, bare dates and Unix time", arguments: [
-        ("2026-01-02 03:04:05.678", 1_767_323_045.678),
-        ("2026-01-02T03:04:05.678Z", 1_767_323_045.678),
-        ("2026-01-02T03:04:05Z", 1_767_323_045),
-        ("2026-01-02T05:04:05+02:00", 1_767_323_045),
-        ("2026-01-02 03:04", 1_767_323_040),
-        ("2026-01-02", 1_767_312_000),
-    ])
+    @Test(
+        "dates decode from ISO-8601, bare dates and Unix time",
+        arguments: [
+            ("2026-01-02 03:04:05.678", 1_767_323_045.678),
+            ("2026-01-02T03:04:05.678Z", 1_767_323_045.678),
+            ("2026-01-02T03:04:05Z", 1_767_323_045),
+            ("2026-01-02T05:04:05+02:00", 1_767_323_045),
+            ("2026-01-02 03:04", 1_767_323_040),
+            ("2026-01-02", 1_767_312_000),
+        ])
     func dateParsing(text: String, seconds: Double) throws {
         let date = try #require(Date(sqliteValue: .text(text)))
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.0005)

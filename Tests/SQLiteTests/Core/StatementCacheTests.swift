@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SQLite
 
 @Suite("Statement cache")

@@ -1,5 +1,6 @@
 import CSQLite
 import Testing
+
 @testable import SQLite
 
 private struct Boom: Error {}
@@ -61,7 +62,8 @@ struct TransactionTests {
                 try db.execute("INSERT INTO items(title) VALUES ('inner kept')")
             }
         }
-        #expect(try db.fetchAll(String.self, "SELECT title FROM items WHERE id > 3 ORDER BY id") == ["outer", "inner kept"])
+        #expect(
+            try db.fetchAll(String.self, "SELECT title FROM items WHERE id > 3 ORDER BY id") == ["outer", "inner kept"])
     }
 
     @Test("an outer rollback undoes released savepoints too")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 /// Coding keys that are not plain values: matched by name, not by bits.
@@ -97,11 +98,12 @@ struct RowDecoderTests {
     func irregularOrder() throws {
         let db = try makeItemsDatabase()
         let rows = try db.fetchAll(Irregular.self, "SELECT id, title, priority FROM items ORDER BY id")
-        #expect(rows == [
-            Irregular(id: 1, title: "milk", priority: 3),
-            Irregular(id: 2, title: "bread", priority: nil),
-            Irregular(id: 3, title: "eggs", priority: 1),
-        ])
+        #expect(
+            rows == [
+                Irregular(id: 1, title: "milk", priority: 3),
+                Irregular(id: 2, title: "bread", priority: nil),
+                Irregular(id: 3, title: "eggs", priority: 1),
+            ])
         let withoutPriority = try db.fetchAll(Irregular.self, "SELECT id, title FROM items ORDER BY id")
         #expect(withoutPriority.map(\.priority) == [nil, nil, nil])
         #expect(withoutPriority.map(\.title) == ["milk", "bread", "eggs"])
@@ -118,7 +120,10 @@ struct RowDecoderTests {
     @Test("a type with a single coding key decodes")
     func singleKey() throws {
         let db = try makeItemsDatabase()
-        #expect(try db.fetchAll(OneKey.self, "SELECT title FROM items ORDER BY id").map(\.title) == ["milk", "bread", "eggs"])
+        #expect(
+            try db.fetchAll(OneKey.self, "SELECT title FROM items ORDER BY id").map(\.title) == [
+                "milk", "bread", "eggs",
+            ])
     }
 
     @Test("the same type decodes from statements whose columns come in other orders")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite("Migrator")
@@ -24,14 +25,17 @@ struct MigratorTests {
         let queue = try DatabaseQueue()
         var migrator = Migrator()
         migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE a(x)") }
-        migrator.registerMigration("v2", sql: "CREATE TABLE b(y); INSERT INTO a VALUES (1); INSERT INTO nope VALUES (1);", file: "0002_broken.sql")
+        migrator.registerMigration(
+            "v2", sql: "CREATE TABLE b(y); INSERT INTO a VALUES (1); INSERT INTO nope VALUES (1);",
+            file: "0002_broken.sql")
         migrator.registerMigration("v3") { db in try db.execute("CREATE TABLE c(z)") }
         let error = #expect(throws: MigrationError.self) { try migrator.migrate(queue) }
         #expect(error?.identifier == "v2")
         #expect(error?.description.contains("0002_broken.sql") == true)
         #expect(error?.description.contains("no such table: nope") == true)
         try queue.read { db in
-            let tables = try db.fetchAll(String.self, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            let tables = try db.fetchAll(
+                String.self, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(tables == ["a", "schema_migrations"])
             #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM a") == 0)
         }
@@ -43,10 +47,12 @@ struct MigratorTests {
     func foreignKeyCheck() throws {
         let queue = try DatabaseQueue()
         var migrator = Migrator()
-        migrator.registerMigration("schema", sql: """
-            CREATE TABLE lists(id INTEGER PRIMARY KEY);
-            CREATE TABLE items(id INTEGER PRIMARY KEY, list_id INTEGER REFERENCES lists(id));
-            """)
+        migrator.registerMigration(
+            "schema",
+            sql: """
+                CREATE TABLE lists(id INTEGER PRIMARY KEY);
+                CREATE TABLE items(id INTEGER PRIMARY KEY, list_id INTEGER REFERENCES lists(id));
+                """)
         migrator.registerMigration("orphans", sql: "INSERT INTO items(list_id) VALUES (42);")
         let error = #expect(throws: MigrationError.self) { try migrator.migrate(queue) }
         #expect(error?.identifier == "orphans")
@@ -95,7 +101,9 @@ struct MigratorTests {
             return
         }
         #expect(states[1] == .pending)
-        #expect(try queue.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'u'") } == 0)
+        #expect(
+            try queue.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'u'") }
+                == 0)
     }
 
     @Test("badly named migration files are an error that says how to name them")
@@ -105,7 +113,9 @@ struct MigratorTests {
         var migrator = Migrator()
         let error = #expect(throws: MigrationError.self) { try migrator.registerMigrations(inDirectory: folder.path) }
         #expect(error?.description.contains("NNNN_name.sql") == true)
-        let missing = #expect(throws: MigrationError.self) { try migrator.registerMigrations(inDirectory: folder.file("nope")) }
+        let missing = #expect(throws: MigrationError.self) {
+            try migrator.registerMigrations(inDirectory: folder.file("nope"))
+        }
         #expect(missing?.description.contains("cannot list the folder") == true)
     }
 
@@ -131,6 +141,9 @@ struct MigratorTests {
         }
         let again = try DatabaseQueue()
         try migrator.migrate(again)
-        #expect(try again.read { db in try db.fetchOne(Int.self, "SELECT sum(length(title) * id + priority + done) FROM items") } == checksum)
+        #expect(
+            try again.read { db in
+                try db.fetchOne(Int.self, "SELECT sum(length(title) * id + priority + done) FROM items")
+            } == checksum)
     }
 }

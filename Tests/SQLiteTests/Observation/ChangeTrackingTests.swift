@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 /// Collects what a connection's change observer receives.
@@ -9,7 +10,8 @@ private final class ChangeLog {
 
 private func observedDatabase() throws -> (Database, ChangeLog) {
     let db = try Database()
-    try db.executeScript("""
+    try db.executeScript(
+        """
         CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
         CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
         CREATE TABLE tags(name TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -99,10 +101,11 @@ struct ChangeTrackingTests {
         try db.execute("INSERT INTO lists(name) VALUES ('b')")
         try db.execute("UPDATE items SET title = 'c' WHERE id = 1")
         try db.execute("INSERT INTO items(title) VALUES ('d')")
-        #expect(log.commits == [
-            DatabaseChanges(tables: ["items": [1]]), DatabaseChanges(tables: ["lists": [1]]),
-            DatabaseChanges(tables: ["items": [1]]), DatabaseChanges(tables: ["items": [2]]),
-        ])
+        #expect(
+            log.commits == [
+                DatabaseChanges(tables: ["items": [1]]), DatabaseChanges(tables: ["lists": [1]]),
+                DatabaseChanges(tables: ["items": [1]]), DatabaseChanges(tables: ["items": [2]]),
+            ])
         #expect(Array(log.commits[0].changedTables) == ["items"])
         #expect(log.commits[1].contains(table: "lists"))
         #expect(!log.commits[1].contains(table: "items"))
@@ -120,14 +123,18 @@ struct ChangeTrackingTests {
             try db.execute("INSERT INTO MIXEDCASE(x) VALUES (2)")
             try db.execute("UPDATE MixedCase SET x = 3")
         }
-        #expect(log.commits == [DatabaseChanges(tables: ["mixedcase": [1]]), DatabaseChanges(tables: ["mixedcase": [1, 2]])])
+        #expect(
+            log.commits == [
+                DatabaseChanges(tables: ["mixedcase": [1]]), DatabaseChanges(tables: ["mixedcase": [1, 2]]),
+            ])
         #expect(log.commits.allSatisfy { Array($0.changedTables) == ["mixedcase"] })
     }
 
     @Test("an observer of some tables hears only the commits that touch them")
     func observedTables() throws {
         let db = try Database()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT);
             CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
             """)

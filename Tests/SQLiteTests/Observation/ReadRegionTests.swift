@@ -1,11 +1,13 @@
 import Testing
+
 @testable import SQLite
 
 @Suite("Read regions")
 struct ReadRegionTests {
     private func region(_ sql: String) throws -> DatabaseRegion {
         let db = try Database()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, done INTEGER, list_id INTEGER);
             CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
             CREATE VIEW open_items AS SELECT id, title FROM items WHERE NOT done;
@@ -22,7 +24,9 @@ struct ReadRegionTests {
     @Test("count(*) reads the whole table; a join reads both tables; a view reads its tables")
     func wholeTables() throws {
         #expect(try region("SELECT count(*) FROM items").tables["items"] == .all)
-        #expect(try region("SELECT items.title, lists.name FROM items JOIN lists ON lists.id = items.list_id").tables.keys.sorted() == ["items", "lists"])
+        #expect(
+            try region("SELECT items.title, lists.name FROM items JOIN lists ON lists.id = items.list_id").tables.keys
+                .sorted() == ["items", "lists"])
         #expect(try region("SELECT * FROM open_items").tables.keys.contains("items"))
     }
 
@@ -42,7 +46,8 @@ struct ReadRegionTests {
     @Test("a recording collects what every statement run inside it read, and nothing outside")
     func recording() throws {
         let db = try Database()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, done INTEGER, list_id INTEGER);
             CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
             CREATE TABLE tags(name TEXT);

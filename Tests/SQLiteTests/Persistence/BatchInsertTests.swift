@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import SQLite
 
 @Suite struct BatchInsertTests {
@@ -13,7 +14,8 @@ import Testing
         var items = [first]
         try db.transaction { db in
             for index in 1..<10_000 {
-                var item = ItemRecord(listID: Int64(index % 2 + 1), title: "item \(index)", done: index % 3 == 0, priority: index % 6)
+                var item = ItemRecord(
+                    listID: Int64(index % 2 + 1), title: "item \(index)", done: index % 3 == 0, priority: index % 6)
                 try item.insert(db)
                 items.append(item)
             }
@@ -31,7 +33,9 @@ import Testing
         let db = try makeRecordsDatabase()
         try db.transaction { db in
             for index in 0..<10_000 {
-                var note = Note(body: "note \(index)", kind: index % 2 == 0 ? .text : .checklist, tags: ["\(index)"], pinned: index % 5 == 0)
+                var note = Note(
+                    body: "note \(index)", kind: index % 2 == 0 ? .text : .checklist, tags: ["\(index)"],
+                    pinned: index % 5 == 0)
                 try note.insert(db)
                 #expect(note.id == Int64(index + 1))
             }
@@ -39,7 +43,9 @@ import Testing
         #expect(try Note.fetchCount(db) == 10_000)
         #expect(try Note.filter(Column("id") == 5_000).fetchOne(db)?.body == "note 4999")
         let a = Note(body: "a", kind: .text, tags: [], pinned: false)
-        let b = Note(body: "b", kind: .checklist, tags: ["x"], pinned: true, edited: Date(), meta: .init(source: "s", version: 1))
+        let b = Note(
+            body: "b", kind: .checklist, tags: ["x"], pinned: true, edited: Date(), meta: .init(source: "s", version: 1)
+        )
         #expect(try a.encodedValues().layout === b.encodedValues().layout)
     }
 
@@ -52,7 +58,8 @@ import Testing
                 let db = try makeRecordsDatabase()
                 try db.transaction { db in
                     for index in 0..<2_000 {
-                        var note = Note(body: "\(thread)-\(index)", kind: .text, tags: ["\(index)"], pinned: index % 2 == 0)
+                        var note = Note(
+                            body: "\(thread)-\(index)", kind: .text, tags: ["\(index)"], pinned: index % 2 == 0)
                         try note.insert(db)
                         var item = ItemRecord(title: "\(thread)-\(index)", priority: index % 6)
                         try item.insert(db)

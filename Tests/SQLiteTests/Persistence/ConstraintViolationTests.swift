@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite struct ConstraintViolationTests {
@@ -17,12 +18,16 @@ import Testing
         #expect(error?.kind == .unique)
         #expect(error?.table == "items")
         #expect(error?.columns == ["list_id", "title"])
-        #expect(error?.sql == #"INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?)"#)
+        #expect(
+            error?.sql
+                == #"INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?)"#
+        )
         #expect(error?.underlying.extendedCode == 2067)
-        #expect(error?.description == """
-            UNIQUE constraint failed in "items" on "list_id", "title": another row has the same values
-              SQL: INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?)
-            """)
+        #expect(
+            error?.description == """
+                UNIQUE constraint failed in "items" on "list_id", "title": another row has the same values
+                  SQL: INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?)
+                """)
         #expect(duplicate.id == nil)
         #expect(try snapshot(db) == before)
     }
@@ -33,7 +38,9 @@ import Testing
         let error = #expect(throws: ConstraintViolation.self) { try ItemRecord(id: 1, title: "bread").inserted(db) }
         #expect(error?.kind == .primaryKey)
         #expect(error?.columns == ["id"])
-        #expect(error?.description.hasPrefix(#"PRIMARY KEY constraint failed in "items" on "id": another row has the same key"#) == true)
+        #expect(
+            error?.description.hasPrefix(
+                #"PRIMARY KEY constraint failed in "items" on "id": another row has the same key"#) == true)
     }
 
     @Test func notNull() throws {
@@ -48,13 +55,17 @@ import Testing
         #expect(error?.table == "items")
         #expect(error?.columns == ["title"])
         #expect(error?.sql == #"INSERT INTO "items" ("title") VALUES (?)"#)
-        #expect(error?.description.hasPrefix(#"NOT NULL constraint failed in "items" on "title": the value is NULL"#) == true)
+        #expect(
+            error?.description.hasPrefix(#"NOT NULL constraint failed in "items" on "title": the value is NULL"#)
+                == true)
         #expect(try snapshot(db) == before)
     }
 
     @Test func checkNamesTheConstraintOrItsExpression() throws {
         let db = try makeRecordsDatabase()
-        let named = #expect(throws: ConstraintViolation.self) { try ItemRecord(title: "milk", priority: 9).inserted(db) }
+        let named = #expect(throws: ConstraintViolation.self) {
+            try ItemRecord(title: "milk", priority: 9).inserted(db)
+        }
         #expect(named?.kind == .check)
         #expect(named?.table == "items")
         #expect(named?.constraint == "priority_range")
@@ -73,11 +84,15 @@ import Testing
     @Test func foreignKeyOnInsertUpdateAndDelete() throws {
         let db = try makeRecordsDatabase()
         let before = try snapshot(db)
-        let orphan = #expect(throws: ConstraintViolation.self) { try ItemRecord(listID: 42, title: "milk").inserted(db) }
+        let orphan = #expect(throws: ConstraintViolation.self) {
+            try ItemRecord(listID: 42, title: "milk").inserted(db)
+        }
         #expect(orphan?.kind == .foreignKey)
         #expect(orphan?.table == "items")
         #expect(orphan?.underlying.extendedCode == 787)
-        #expect(orphan?.description.hasPrefix(#"FOREIGN KEY constraint failed in "items": a referenced row does not exist"#) == true)
+        #expect(
+            orphan?.description.hasPrefix(#"FOREIGN KEY constraint failed in "items": a referenced row does not exist"#)
+                == true)
         #expect(try snapshot(db) == before)
 
         var item = try ItemRecord(listID: 1, title: "milk").inserted(db)
@@ -85,7 +100,9 @@ import Testing
         #expect(throws: ConstraintViolation.self) { try item.update(db) }
         #expect(try ItemRecord.filter(Column("id") == item.id).fetchOne(db)?.listID == 1)
 
-        let referenced = #expect(throws: ConstraintViolation.self) { try Table("lists").filter(Column("id") == 1).deleteAll(db) }
+        let referenced = #expect(throws: ConstraintViolation.self) {
+            try Table("lists").filter(Column("id") == 1).deleteAll(db)
+        }
         #expect(referenced?.kind == .foreignKey)
         #expect(referenced?.table == "lists")
         #expect(try Table("lists").fetchCount(db) == 2)
@@ -107,7 +124,8 @@ import Testing
 
     @Test func triggerRaiseCarriesItsMessage() throws {
         let db = try makeRecordsDatabase()
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TRIGGER no_done_inserts BEFORE INSERT ON items WHEN NEW.done
             BEGIN SELECT RAISE(ABORT, 'items start undone'); END
             """)

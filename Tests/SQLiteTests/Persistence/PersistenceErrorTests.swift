@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite struct PersistenceErrorTests {
@@ -83,7 +84,10 @@ import Testing
             var priority: Int
         }
         let error = #expect(throws: PersistenceError.self) { try Mismatched(title: "x", priority: 1).inserted(db) }
-        #expect(error == .codingKeysMismatch(type: "Mismatched", declared: ["title", "done"], encoded: ["title", "priority"]))
+        #expect(
+            error
+                == .codingKeysMismatch(
+                    type: "Mismatched", declared: ["title", "done"], encoded: ["title", "priority"]))
         #expect(try ItemRecord.fetchCount(db) == 1)
     }
 
@@ -105,10 +109,14 @@ import Testing
         try Sparse(title: "a", priority: 3).inserted(db)
         try Sparse(title: "b").inserted(db)
         try Sparse(title: "c", priority: 1).inserted(db)
-        #expect(try db.fetchAll("SELECT title, priority FROM items ORDER BY id").map(\.values)
-            == [["a", 3], ["b", .null], ["c", 1]])
-        #expect(try Sparse(title: "a", priority: 3).encodedValues().layout !== Sparse(title: "b").encodedValues().layout)
-        #expect(try Sparse(title: "a", priority: 3).encodedValues().layout === Sparse(title: "c", priority: 1).encodedValues().layout)
+        #expect(
+            try db.fetchAll("SELECT title, priority FROM items ORDER BY id").map(\.values)
+                == [["a", 3], ["b", .null], ["c", 1]])
+        #expect(
+            try Sparse(title: "a", priority: 3).encodedValues().layout !== Sparse(title: "b").encodedValues().layout)
+        #expect(
+            try Sparse(title: "a", priority: 3).encodedValues().layout
+                === Sparse(title: "c", priority: 1).encodedValues().layout)
     }
 
     @Test func recordsMustEncodeAKeyedContainer() throws {
@@ -121,7 +129,10 @@ import Testing
             }
         }
         let error = #expect(throws: PersistenceError.self) { try Scalar().inserted(db) }
-        #expect(error?.description == "Scalar cannot be written as a row: it encodes as a single value; a record encodes a keyed container whose keys name columns")
+        #expect(
+            error?.description
+                == "Scalar cannot be written as a row: it encodes as a single value; a record encodes a keyed container whose keys name columns"
+        )
 
         struct Huge: PersistableRecord, Encodable {
             static let tableName = "items"
@@ -134,7 +145,8 @@ import Testing
 
     @Test func aRowSkippedByATriggerIsReportedByReturningWrites() throws {
         let db = try makeRecordsDatabase()
-        try db.execute("CREATE TRIGGER skip BEFORE INSERT ON items WHEN NEW.title = 'skip' BEGIN SELECT RAISE(IGNORE); END")
+        try db.execute(
+            "CREATE TRIGGER skip BEFORE INSERT ON items WHEN NEW.title = 'skip' BEGIN SELECT RAISE(IGNORE); END")
         var record = ItemRecord(title: "skip")
         let error = #expect(throws: PersistenceError.self) { try record.insert(db, returning: Column("id")) }
         #expect(error?.description.hasPrefix(#"nothing was written to "items": a trigger ignored the row"#) == true)

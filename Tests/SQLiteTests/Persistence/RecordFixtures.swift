@@ -1,10 +1,12 @@
 import Foundation
+
 @testable import SQLite
 
 /// A database with lists, items (every kind of constraint), notes and memberships.
 func makeRecordsDatabase() throws -> Database {
     let db = try Database()
-    try db.executeScript("""
+    try db.executeScript(
+        """
         CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
         CREATE TABLE items(
             id INTEGER PRIMARY KEY,
@@ -49,7 +51,9 @@ struct ItemRecord: PersistableRecord, FetchableRow, Equatable {
     var priority: Int?
     var due: Date?
 
-    init(id: Int64? = nil, listID: Int64? = 1, title: String, done: Bool = false, priority: Int? = nil, due: Date? = nil) {
+    init(
+        id: Int64? = nil, listID: Int64? = 1, title: String, done: Bool = false, priority: Int? = nil, due: Date? = nil
+    ) {
         self.id = id
         self.listID = listID
         self.title = title
@@ -84,7 +88,10 @@ struct Note: PersistableRecord, Codable, Equatable {
     static let tableName = "notes"
 
     enum Kind: String, Codable { case text, checklist }
-    struct Meta: Codable, Equatable { var source: String; var version: Int }
+    struct Meta: Codable, Equatable {
+        var source: String
+        var version: Int
+    }
 
     var id: Int64?
     var body: String
@@ -108,7 +115,8 @@ struct Membership: PersistableRecord, Codable, FetchableRow, Equatable {
     var role: String
 
     enum CodingKeys: String, CodingKey {
-        case listID = "list_id", user, role
+        case listID = "list_id"
+        case user, role
     }
 
     init(listID: Int64, user: String, role: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite struct RecordWritingTests {
@@ -99,11 +100,12 @@ import Testing
         let other = try ItemRecord(title: "bread").inserted(db)
         item.title = "oat milk"
         #expect(try item.upsert(db) == 1)
-        #expect(db.lastStatement?.sql == """
-            INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?) \
-            ON CONFLICT ("id") DO UPDATE SET "list_id" = excluded."list_id", "title" = excluded."title", \
-            "done" = excluded."done", "priority" = excluded."priority", "due" = excluded."due"
-            """)
+        #expect(
+            db.lastStatement?.sql == """
+                INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?) \
+                ON CONFLICT ("id") DO UPDATE SET "list_id" = excluded."list_id", "title" = excluded."title", \
+                "done" = excluded."done", "priority" = excluded."priority", "due" = excluded."due"
+                """)
         #expect(item.id == 1)  // the update branch must not hand over another row's rowid
         #expect(try ItemRecord.all().sort(Column("id")).fetchAll(db) == [item, other])
 
@@ -156,10 +158,15 @@ import Testing
         var bare = Note(body: "bare", kind: .text, tags: [], pinned: false)
         try bare.insert(db)
         #expect(try Note.all().sort(Column("id")).fetchAll(db) == [note, bare])
-        #expect(try db.fetchOne(Row.self, "SELECT kind, tags, pinned, meta FROM notes WHERE id = 1")
-            == Row(columnNames: ["kind", "tags", "pinned", "meta"],
-                   values: ["checklist", #"["a","b"]"#, 1, #"{"source":"import","version":2}"#]))
-        #expect(try db.fetchOne(Row.self, "SELECT edited, attachment, meta FROM notes WHERE id = 2")?.values == [.null, .null, .null])
+        #expect(
+            try db.fetchOne(Row.self, "SELECT kind, tags, pinned, meta FROM notes WHERE id = 1")
+                == Row(
+                    columnNames: ["kind", "tags", "pinned", "meta"],
+                    values: ["checklist", #"["a","b"]"#, 1, #"{"source":"import","version":2}"#]))
+        #expect(
+            try db.fetchOne(Row.self, "SELECT edited, attachment, meta FROM notes WHERE id = 2")?.values == [
+                .null, .null, .null,
+            ])
 
         note.tags = []
         note.meta = nil
@@ -182,13 +189,17 @@ import Testing
         try moved.save(db)
         moved.role = "admin"
         try moved.upsert(db)
-        let error = #expect(throws: ConstraintViolation.self) { try Membership(listID: 1, user: "bo", role: "x").inserted(db) }
+        let error = #expect(throws: ConstraintViolation.self) {
+            try Membership(listID: 1, user: "bo", role: "x").inserted(db)
+        }
         #expect(error?.kind == .primaryKey)
         #expect(error?.columns == ["list_id", "user"])
         let stored = try Membership.all().sort(Column("list_id"), Column("user")).fetchAll(db)
         #expect(stored == [owner, Membership(listID: 1, user: "bo", role: "viewer"), moved])
         #expect(try Membership(listID: 1, user: "bo", role: "").delete(db) == 1)
-        let missing = #expect(throws: RecordNotFound.self) { try Membership(listID: 9, user: "zed", role: "x").update(db) }
+        let missing = #expect(throws: RecordNotFound.self) {
+            try Membership(listID: 9, user: "zed", role: "x").update(db)
+        }
         #expect(missing?.key == ["list_id": 9, "user": "zed"])
     }
 
@@ -219,10 +230,11 @@ import Testing
         item.done = true
         try item.update(db)
         try item.delete(db)
-        #expect(seen == [
-            DatabaseChanges(tables: ["items": [1]]),
-            DatabaseChanges(tables: ["items": [1]]),
-            DatabaseChanges(tables: ["items": [1]]),
-        ])
+        #expect(
+            seen == [
+                DatabaseChanges(tables: ["items": [1]]),
+                DatabaseChanges(tables: ["items": [1]]),
+                DatabaseChanges(tables: ["items": [1]]),
+            ])
     }
 }

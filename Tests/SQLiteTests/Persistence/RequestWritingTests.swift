@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite struct RequestWritingTests {
@@ -28,7 +29,8 @@ import Testing
     @Test func updateAllHonoursTheFilterAndBindsValues() throws {
         let db = try makeRecordsDatabase()
         try makeItems(db)
-        let changed = try ItemRecord.all().filter(Column("list_id") == 1).updateAll(db, Column("done").set(to: true), Column("due").set(to: nil))
+        let changed = try ItemRecord.all().filter(Column("list_id") == 1).updateAll(
+            db, Column("done").set(to: true), Column("due").set(to: nil))
         #expect(changed == 3)
         #expect(db.lastStatement?.sql == #"UPDATE "items" SET "done" = ?, "due" = ? WHERE "list_id" = ?"#)
         #expect(try db.fetchAll(Int64.self, "SELECT id FROM items WHERE done ORDER BY id") == [1, 3, 5])
@@ -45,9 +47,10 @@ import Testing
         try makeItems(db)
         let newestTwo = ItemRecord.all().filter(Column("list_id") == 1).sort(Column("id").desc).limit(2)
         #expect(try newestTwo.updateAll(db, Column("done").set(to: true)) == 2)
-        #expect(db.lastStatement?.sql == """
-            UPDATE "items" SET "done" = ? WHERE rowid IN (SELECT "rowid" FROM "items" WHERE "list_id" = ? ORDER BY "id" DESC LIMIT ?)
-            """)
+        #expect(
+            db.lastStatement?.sql == """
+                UPDATE "items" SET "done" = ? WHERE rowid IN (SELECT "rowid" FROM "items" WHERE "list_id" = ? ORDER BY "id" DESC LIMIT ?)
+                """)
         #expect(try db.fetchAll(Int64.self, "SELECT id FROM items WHERE done ORDER BY id") == [3, 5])
         #expect(try ItemRecord.all().sort(Column("title")).limit(2, offset: 1).deleteAll(db) == 2)
         #expect(try titles(db) == ["item 1", "item 4", "item 5", "item 6"])
@@ -57,7 +60,9 @@ import Testing
         let db = try makeRecordsDatabase()
         try Membership(listID: 1, user: "ana", role: "owner").inserted(db)
         let error = #expect(throws: PersistenceError.self) { try Membership.all().limit(1).deleteAll(db) }
-        #expect(error?.description.hasPrefix(#"cannot limit the rows changed in "memberships", a table without rowid"#) == true)
+        #expect(
+            error?.description.hasPrefix(#"cannot limit the rows changed in "memberships", a table without rowid"#)
+                == true)
         #expect(try Membership.filter(Column("user") == "ana").deleteAll(db) == 1)
     }
 

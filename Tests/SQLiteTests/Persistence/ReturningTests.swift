@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite struct ReturningTests {
@@ -43,7 +44,8 @@ import Testing
 
     @Test func andFetchSeesDefaultsAndAfterTriggersThatReturningDoesNot() throws {
         let db = try makeRecordsDatabase()
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TRIGGER stamp_priority AFTER INSERT ON items WHEN NEW.priority IS NULL
             BEGIN UPDATE items SET priority = 2 WHERE id = NEW.id; END
             """)
@@ -53,7 +55,10 @@ import Testing
             var id: Int64?, title: String, priority: Int?, createdAt: String?
             init(title: String) { self.title = title }
             init(row: Row) throws {
-                id = try row["id"]; title = try row["title"]; priority = try row["priority"]; createdAt = try row["created_at"]
+                id = try row["id"]
+                title = try row["title"]
+                priority = try row["priority"]
+                createdAt = try row["created_at"]
             }
             func encode(to columns: inout ColumnEncoder) {
                 columns.encode(id)
@@ -84,7 +89,9 @@ import Testing
 
         let member = try Membership(listID: 1, user: "ana", role: "owner").insertAndFetch(db)
         #expect(member == Membership(listID: 1, user: "ana", role: "owner"))
-        #expect(throws: RecordNotFound.self) { _ = try Membership(listID: 1, user: "zed", role: "x").updateAndFetch(db) }
+        #expect(throws: RecordNotFound.self) {
+            _ = try Membership(listID: 1, user: "zed", role: "x").updateAndFetch(db)
+        }
         #expect(!db.isInTransaction)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 /// Random filters, sorts and limits, run by SQLite through the query builder and evaluated in
@@ -9,7 +10,9 @@ struct DifferentialTests {
     static let columns = ["n", "s", "m"]
     static let textPieces = ["a", "A", "b", "é", "É", "ß", "%", "_", "'", "\"", "\\", "😀", "x", " ", "1", "日本", "it's"]
     static let integers: [Int64] = [0, 1, -1, 2, 7, 42, -42, .max, .max - 1, .min, .min + 1, 1 << 53, (1 << 53) + 1]
-    static let reals: [Double] = [0.5, -1.5, 2.0, 42.25, 9.223372036854776e18, -9.223372036854776e18, 9_007_199_254_740_992.0, 1e300]
+    static let reals: [Double] = [
+        0.5, -1.5, 2.0, 42.25, 9.223372036854776e18, -9.223372036854776e18, 9_007_199_254_740_992.0, 1e300,
+    ]
 
     struct Generator {
         var random: SplitMix64
@@ -62,7 +65,8 @@ struct DifferentialTests {
             let column = pick(DifferentialTests.columns)
             switch int(0..<10) {
             case 0, 1, 2: return .compare(column, pick(Reference.Predicate.Op.allCases), comparand(for: column))
-            case 3: return .compareColumns(column, pick(Reference.Predicate.Op.allCases), pick(DifferentialTests.columns))
+            case 3:
+                return .compareColumns(column, pick(Reference.Predicate.Op.allCases), pick(DifferentialTests.columns))
             case 4: return .inList(column, (0..<int(0..<4)).map { _ in comparand(for: column) })
             case 5: return .between(column, comparand(for: column), comparand(for: column))
             case 6: return .like("s", pattern(from: ["a", "A", "%", "_", "é", "É", "'", "x", "😀", "\\", "b"]))
@@ -82,7 +86,9 @@ struct DifferentialTests {
         var stored: [Stored] = []
         for id in 1...Int64(rows) {
             let values = Dictionary(uniqueKeysWithValues: columns.map { ($0, generator.value(for: $0)) })
-            try db.execute("INSERT INTO t(id, n, s, m) VALUES (?, ?, ?, ?)", [.integer(id), values["n"]!, values["s"]!, values["m"]!])
+            try db.execute(
+                "INSERT INTO t(id, n, s, m) VALUES (?, ?, ?, ?)",
+                [.integer(id), values["n"]!, values["s"]!, values["m"]!])
             stored.append((id, values))
         }
         return (db, stored)
@@ -99,8 +105,10 @@ struct DifferentialTests {
             case (nil, nil): return column
             case (nil, .first?): return column.nullsFirst
             case (nil, .last?): return column.nullsLast
-            case (.ascending?, let nulls): return nulls == nil ? column.asc : (nulls == .first ? column.asc.nullsFirst : column.asc.nullsLast)
-            case (.descending?, let nulls): return nulls == nil ? column.desc : (nulls == .first ? column.desc.nullsFirst : column.desc.nullsLast)
+            case (.ascending?, let nulls):
+                return nulls == nil ? column.asc : (nulls == .first ? column.asc.nullsFirst : column.asc.nullsLast)
+            case (.descending?, let nulls):
+                return nulls == nil ? column.desc : (nulls == .first ? column.desc.nullsFirst : column.desc.nullsLast)
             }
         }
 
@@ -125,11 +133,13 @@ struct DifferentialTests {
         for index in 0..<100 {
             let predicate = generator.chance(95) ? generator.predicate(depth: generator.int(0..<4)) : nil
             let sorts = (0..<generator.int(0..<3)).map { _ in
-                Sort(column: generator.pick(Self.columns),
-                     direction: generator.pick([nil, .ascending, .descending]),
-                     nulls: generator.pick([nil, nil, .first, .last]))
+                Sort(
+                    column: generator.pick(Self.columns),
+                    direction: generator.pick([nil, .ascending, .descending]),
+                    nulls: generator.pick([nil, nil, .first, .last]))
             }
-            let limit: (Int, Int?)? = generator.chance(40) ? (generator.int(0..<20), generator.chance(50) ? generator.int(0..<30) : nil) : nil
+            let limit: (Int, Int?)? =
+                generator.chance(40) ? (generator.int(0..<20), generator.chance(50) ? generator.int(0..<30) : nil) : nil
 
             var request = Table("t").all()
             if let predicate { request = request.filter(predicate.expression) }
@@ -162,7 +172,9 @@ struct DifferentialTests {
     @Test("the reference's corner cases match SQLite directly")
     func referenceCorners() throws {
         let db = try Database()
-        func sqlite(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int? { try db.fetchOne(Int.self, sql, arguments) }
+        func sqlite(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int? {
+            try db.fetchOne(Int.self, sql, arguments)
+        }
         #expect(try sqlite("SELECT ? < ?", [.integer(.max), .real(9.223372036854776e18)]) == 1)
         #expect(Reference.order(.integer(.max), .real(9.223372036854776e18)) == -1)
         #expect(try sqlite("SELECT ? = ?", [.integer(1 << 53 + 1), .real(9_007_199_254_740_992.0)]) == 0)

@@ -1,13 +1,18 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite("Query builder: injection attempts are inert")
 struct InjectionTests {
     private func makeDatabase() throws -> Database {
         let db = try Database()
-        try db.execute(#"CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, "a""b" TEXT, "x'); DROP TABLE items; --" INTEGER)"#)
-        try db.execute(#"INSERT INTO items(title, "a""b", "x'); DROP TABLE items; --") VALUES (?, ?, ?)"#, ["x'); DROP TABLE items; --", "quoted", 7])
+        try db.execute(
+            #"CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, "a""b" TEXT, "x'); DROP TABLE items; --" INTEGER)"#
+        )
+        try db.execute(
+            #"INSERT INTO items(title, "a""b", "x'); DROP TABLE items; --") VALUES (?, ?, ?)"#,
+            ["x'); DROP TABLE items; --", "quoted", 7])
         try db.execute(#"INSERT INTO items(title, "a""b") VALUES (?, ?)"#, ["plain", #"it's "fine""#])
         return db
     }

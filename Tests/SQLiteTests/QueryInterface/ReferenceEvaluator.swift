@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SQLite
 
 /// SplitMix64: a tiny deterministic generator, so every differential case can be replayed
@@ -101,11 +102,13 @@ enum Reference {
             case .contains(let column, let text):
                 guard case .text(let value) = row[column]! else { return nil }
                 let pattern = "%" + escaped(text) + "%"
-                return Reference.like(Array(value.unicodeScalars)[...], Array(pattern.unicodeScalars)[...], escape: "\\")
+                return Reference.like(
+                    Array(value.unicodeScalars)[...], Array(pattern.unicodeScalars)[...], escape: "\\")
             case .hasPrefix(let column, let text):
                 guard case .text(let value) = row[column]! else { return nil }
                 let pattern = escaped(text) + "%"
-                return Reference.like(Array(value.unicodeScalars)[...], Array(pattern.unicodeScalars)[...], escape: "\\")
+                return Reference.like(
+                    Array(value.unicodeScalars)[...], Array(pattern.unicodeScalars)[...], escape: "\\")
             case .and(let a, let b): return Reference.and(a.evaluate(row), b.evaluate(row))
             case .or(let a, let b):
                 let (x, y) = (a.evaluate(row), b.evaluate(row))
@@ -192,7 +195,9 @@ enum Reference {
     }
 
     /// LIKE: `%` any run, `_` one character; ASCII letters match regardless of case.
-    static func like(_ text: ArraySlice<Unicode.Scalar>, _ pattern: ArraySlice<Unicode.Scalar>, escape: Unicode.Scalar?) -> Bool {
+    static func like(_ text: ArraySlice<Unicode.Scalar>, _ pattern: ArraySlice<Unicode.Scalar>, escape: Unicode.Scalar?)
+        -> Bool
+    {
         guard let first = pattern.first else { return text.isEmpty }
         let rest = pattern.dropFirst()
         if let escape, first == escape, let literal = rest.first {

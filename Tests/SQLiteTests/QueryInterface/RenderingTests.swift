@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 private struct Item: TableRecord, FetchableRow {
@@ -47,7 +48,9 @@ struct RenderingTests {
 
     @Test("AND, OR and NOT parenthesize only mixed connectives and compound operands")
     func logic() {
-        let a = Column("a") == 1, b = Column("b") == 2, c = Column("c") == 3
+        let a = Column("a") == 1
+        let b = Column("b") == 2
+        let c = Column("c") == 3
         #expect(rendered(a && b) == (#""a" = ? AND "b" = ?"#, [1, 2]))
         #expect(rendered(a && b && c).0 == #""a" = ? AND "b" = ? AND "c" = ?"#)
         #expect(rendered(a || b && c).0 == #""a" = ? OR ("b" = ? AND "c" = ?)"#)
@@ -96,7 +99,10 @@ struct RenderingTests {
             .sort(Column("title"))
             .sort(Column("created_at").desc)
             .limit(50, offset: 10)
-        #expect(request.sql == #"SELECT * FROM "items" WHERE "done" = ? AND ("priority" >= ? OR "priority" IS NULL) ORDER BY "created_at" DESC LIMIT ? OFFSET ?"#)
+        #expect(
+            request.sql
+                == #"SELECT * FROM "items" WHERE "done" = ? AND ("priority" >= ? OR "priority" IS NULL) ORDER BY "created_at" DESC LIMIT ? OFFSET ?"#
+        )
         #expect(request.arguments == [0, 2, 50, 10])
         #expect(request.description.hasSuffix("[0, 2, 50, 10]"))
         #expect(Item.all().select(Column("id"), Column("title")).sql == #"SELECT "id", "title" FROM "items""#)
@@ -107,9 +113,12 @@ struct RenderingTests {
     func derivedSQL() {
         let request = Item.all().filter(Column("id") == 1)
         #expect(request.render(.one).sql == #"SELECT * FROM "items" WHERE "id" = ? LIMIT 1"#)
-        #expect(request.limit(5, offset: 2).render(.one).sql == #"SELECT * FROM "items" WHERE "id" = ? LIMIT ? OFFSET ?"#)
+        #expect(
+            request.limit(5, offset: 2).render(.one).sql == #"SELECT * FROM "items" WHERE "id" = ? LIMIT ? OFFSET ?"#)
         #expect(request.sort(Column("id")).render(.count).sql == #"SELECT count(*) FROM "items" WHERE "id" = ?"#)
-        #expect(request.limit(5).render(.count).sql == #"SELECT count(*) FROM (SELECT * FROM "items" WHERE "id" = ? LIMIT ?)"#)
+        #expect(
+            request.limit(5).render(.count).sql
+                == #"SELECT count(*) FROM (SELECT * FROM "items" WHERE "id" = ? LIMIT ?)"#)
     }
 
     @Test("identifiers are quoted with embedded quotes doubled")

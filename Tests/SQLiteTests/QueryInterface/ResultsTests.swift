@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 private struct Item: TableRecord, FetchableRow, Equatable {
@@ -85,20 +86,24 @@ struct ResultsTests {
         #expect(try ids(Item.all().sort(Column("priority"), Column("id")), db) == [2, 6, 3, 4, 1, 5])
         #expect(try ids(Item.all().sort(Column("priority").nullsLast, Column("id")), db) == [3, 4, 1, 5, 2, 6])
         #expect(try ids(Item.all().sort(Column("priority").desc, Column("id")), db) == [5, 1, 4, 3, 2, 6])
-        #expect(try ids(Item.all().sort(Column("priority").desc.nullsFirst, Column("id").desc), db) == [6, 2, 5, 1, 4, 3])
+        #expect(
+            try ids(Item.all().sort(Column("priority").desc.nullsFirst, Column("id").desc), db) == [6, 2, 5, 1, 4, 3])
         #expect(try ids(Item.all().sort(Column("id")).limit(2, offset: 3), db) == [4, 5])
     }
 
     @Test("fetchOne, fetchCount, select, Decodable and plain values")
     func fetching() throws {
         let db = try makeDatabase()
-        #expect(try Item.all().filter(Column("id") == 3).fetchOne(db) == Item(row: Row(columnNames: ["id", "title", "priority"], values: [3, "eggs", 1])))
+        #expect(
+            try Item.all().filter(Column("id") == 3).fetchOne(db)
+                == Item(row: Row(columnNames: ["id", "title", "priority"], values: [3, "eggs", 1])))
         #expect(try Item.all().filter(Column("id") == 42).fetchOne(db) == nil)
         #expect(try Item.all().sort(Column("title").desc).fetchOne(db)?.title == "milk")
         #expect(try Item.fetchCount(db) == 6)
         #expect(try Item.filter(Column("done") == true).fetchCount(db) == 2)
         #expect(try Item.all().sort(Column("id")).limit(4, offset: 3).fetchCount(db) == 3)
-        let titles = try Item.all().select(Column("title")).sort(Column("id")).limit(2).asRequest(of: String.self).fetchAll(db)
+        let titles = try Item.all().select(Column("title")).sort(Column("id")).limit(2).asRequest(of: String.self)
+            .fetchAll(db)
         #expect(titles == ["milk", "bread"])
         let codable = try CodableItem.all().filter(Column("due") != nil).fetchAll(db)
         #expect(codable.map(\.title) == ["milk"])
@@ -108,11 +113,14 @@ struct ResultsTests {
     @Test("an untyped table gives rows")
     func untypedTable() throws {
         let db = try makeDatabase()
-        let rows = try Table("items").select(Column("title"), Column("priority")).filter(Column("priority") > 2).sort(Column("id")).fetchAll(db)
-        #expect(rows == [
-            Row(columnNames: ["title", "priority"], values: ["milk", 3]),
-            Row(columnNames: ["title", "priority"], values: ["500 offXsale", 5]),
-        ])
+        let rows = try Table("items").select(Column("title"), Column("priority")).filter(Column("priority") > 2).sort(
+            Column("id")
+        ).fetchAll(db)
+        #expect(
+            rows == [
+                Row(columnNames: ["title", "priority"], values: ["milk", 3]),
+                Row(columnNames: ["title", "priority"], values: ["500 offXsale", 5]),
+            ])
         #expect(try Table("items").fetchCount(db) == 6)
     }
 

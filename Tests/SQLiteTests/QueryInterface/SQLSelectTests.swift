@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SQLite
 
 private struct Item: TableRecord, FetchableRow, Equatable {
@@ -17,7 +18,8 @@ struct SQLSelectTests {
     func expressionEquality() {
         let inline = Column("a") == 1
         let viaExpression = Column("a").sqlExpression == 1
-        let viaFragment = SQLExpression(SQLFragment([.identifier("a"), .sql(" = "), .binding(1)]), precedence: .comparison)
+        let viaFragment = SQLExpression(
+            SQLFragment([.identifier("a"), .sql(" = "), .binding(1)]), precedence: .comparison)
         #expect(inline == viaExpression)
         #expect(inline == viaFragment)
         #expect(Set([inline, viaExpression, viaFragment]).count == 1)
@@ -70,6 +72,8 @@ struct SQLSelectTests {
         // A request and the same SQL written by hand share one statement.
         let request = Item.all().filter(Column("id") == 1)
         _ = try request.fetchOne(db)
-        #expect(try db.cachedStatement(request.render(.one).sql) === db.cachedStatement(utf8: Array(request.render(.one).sql.utf8)))
+        #expect(
+            try db.cachedStatement(request.render(.one).sql)
+                === db.cachedStatement(utf8: Array(request.render(.one).sql.utf8)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 @Suite("Query builder: schema checks for user-given names")
@@ -9,7 +10,9 @@ struct SchemaCheckTests {
         let db = try makeItemsDatabase()
         #expect(try db.checkTable("ITEMS") == "items")
         #expect(try db.checkColumn("Title", in: "items") == "title")
-        try Table("items").filter(Column("title") == "x" && Column("priority").in([1])).sort(Column("due").desc).select(Column("id")).checkSchema(db)
+        try Table("items").filter(Column("title") == "x" && Column("priority").in([1])).sort(Column("due").desc).select(
+            Column("id")
+        ).checkSchema(db)
     }
 
     @Test("an unknown table lists the tables and suggests the closest")
@@ -33,9 +36,15 @@ struct SchemaCheckTests {
         #expect(error?.kind == .unknownColumn(table: "items"))
         #expect(error?.suggestion == "title")
         #expect(error?.available == ["id", "title", "done", "priority", "due", "score", "data"])
-        #expect(error?.description.hasPrefix("no such column: \"titel\" in table \"items\"; did you mean \"title\"?") == true)
-        #expect(try #require(#expect(throws: SchemaError.self) { try db.checkColumn("prioirty", in: "items") }).suggestion == "priority")
-        #expect(try #require(#expect(throws: SchemaError.self) { try Table("items").sort(Column("xyzzy")).checkSchema(db) }).suggestion == nil)
+        #expect(
+            error?.description.hasPrefix("no such column: \"titel\" in table \"items\"; did you mean \"title\"?")
+                == true)
+        #expect(
+            try #require(#expect(throws: SchemaError.self) { try db.checkColumn("prioirty", in: "items") }).suggestion
+                == "priority")
+        #expect(
+            try #require(#expect(throws: SchemaError.self) { try Table("items").sort(Column("xyzzy")).checkSchema(db) })
+                .suggestion == nil)
     }
 
     @Test("edit distance counts insertions, deletions, substitutions and swaps")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SQLite
 
 private struct Item: TableRecord, FetchableRow, Hashable, Sendable {
@@ -17,15 +18,15 @@ private struct Items: FetchKeyRequest {
     var filterDate: Date?
     var order: SortOrder = .reverse
     func fetch(_ db: Database) throws -> [Item] {
-      try Item.all()
-        .filter(Column("timestamp") > filterDate ?? .distantPast)
-        .sort(
-          order == .forward
-            ? Column("timestamp")
-            : Column("timestamp").desc
-        )
-        .limit(10)
-        .fetchAll(db)
+        try Item.all()
+            .filter(Column("timestamp") > filterDate ?? .distantPast)
+            .sort(
+                order == .forward
+                    ? Column("timestamp")
+                    : Column("timestamp").desc
+            )
+            .limit(10)
+            .fetchAll(db)
     }
 }
 
@@ -36,7 +37,8 @@ struct SeedExampleTests {
         try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, timestamp TEXT NOT NULL)")
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         for i in 0..<15 {
-            try db.execute("INSERT INTO items(timestamp) VALUES (?)", [SQLiteValue(start.addingTimeInterval(Double(i) * 60))])
+            try db.execute(
+                "INSERT INTO items(timestamp) VALUES (?)", [SQLiteValue(start.addingTimeInterval(Double(i) * 60))])
         }
         return db
     }

@@ -28,22 +28,27 @@ struct DeleteCommandTests {
         #expect(try database.count("SELECT count(*) FROM items") == total)
     }
 
-    @Test("On a terminal it asks: no or Ctrl-C keep the rows, yes deletes them", arguments: [
-        ("n\n", false, "not confirmed; nothing deleted"),
-        ("\u{3}", false, "not confirmed: it was interrupted with Ctrl-C; nothing deleted"),
-        ("y\n", true, "Deleted"),
-    ])
+    @Test(
+        "On a terminal it asks: no or Ctrl-C keep the rows, yes deletes them",
+        arguments: [
+            ("n\n", false, "not confirmed; nothing deleted"),
+            ("\u{3}", false, "not confirmed: it was interrupted with Ctrl-C; nothing deleted"),
+            ("y\n", true, "Deleted"),
+        ])
     func confirmation(keys: String, deletes: Bool, outcome: String) async throws {
         let database = try TestDatabase.demo()
         let matching = try database.count("SELECT count(*) FROM items WHERE list_id = 5 AND priority = 0")
         let terminal = try PseudoTerminal()
         let delete = try RunningCommand(
             ["delete", "items", "--where", "list_id = 5 and priority = 0", "--db", database.path], terminal: terminal)
-        try await delete.output.waitFor("Delete \(matching) rows of \"items\" where list_id = 5 and priority = 0? [y/N] ")
+        try await delete.output.waitFor(
+            "Delete \(matching) rows of \"items\" where list_id = 5 and priority = 0? [y/N] ")
         terminal.type(keys)
         #expect(await delete.exitStatus() == (deletes ? 0 : 1))
         try await delete.output.waitFor(deletes ? "Deleted \(matching) rows from \"items\"." : outcome)
-        #expect(try database.count("SELECT count(*) FROM items WHERE list_id = 5 AND priority = 0") == (deletes ? 0 : matching))
+        #expect(
+            try database.count("SELECT count(*) FROM items WHERE list_id = 5 AND priority = 0")
+                == (deletes ? 0 : matching))
     }
 
     @Test("No match deletes nothing and succeeds; bad filters and a missing --where are usage errors")
@@ -55,8 +60,9 @@ struct DeleteCommandTests {
         #expect(none.output == "No rows of \"items\" match; nothing deleted.\n")
         #expect(try database.run(["delete", "items", "--where", "priorty = 5", "--yes"]).status == 2)
         #expect(try database.run(["delete", "items", "--yes"]).status == 2)
-        #expect(try database.run(["delete", "items", "--where", "title = 'x'' OR 1=1 --'", "--yes"]).output
-            == "No rows of \"items\" match; nothing deleted.\n")
+        #expect(
+            try database.run(["delete", "items", "--where", "title = 'x'' OR 1=1 --'", "--yes"]).output
+                == "No rows of \"items\" match; nothing deleted.\n")
         #expect(try database.count("SELECT count(*) FROM items") == total)
     }
 }

@@ -2,9 +2,11 @@ import Testing
 
 @Suite("sqlq --help")
 struct HelpTests {
-    @Test("Every command has help with examples", arguments: [
-        [], ["query"], ["watch"], ["tables"], ["schema"], ["migrate"], ["delete"], ["import"], ["sql"],
-    ])
+    @Test(
+        "Every command has help with examples",
+        arguments: [
+            [], ["query"], ["watch"], ["tables"], ["schema"], ["migrate"], ["delete"], ["import"], ["sql"],
+        ])
     func help(command: [String]) throws {
         let result = try Executable.run(command + ["--help"])
         #expect(result.status == 0)

@@ -13,7 +13,9 @@ struct ImportCommandTests {
     @Test("CSV rows go in with their quotes, line breaks and NULLs, and a summary line")
     func csv() throws {
         let database = try TestDatabase.with(Self.schema)
-        let file = try database.directory.write("people.csv", """
+        let file = try database.directory.write(
+            "people.csv",
+            """
             name,age,note,joined\r
             "Doe, Jane",31,"says ""hi""
             on two lines",2026-01-02\r
@@ -23,40 +25,63 @@ struct ImportCommandTests {
         let result = try database.run(["import", "people", file])
         #expect(result.status == 0)
         #expect(result.output == "Imported 2 rows into \"people\" from \(file).\n")
-        let rows = try database.read { db in try db.fetchAll("SELECT name, age, note, joined FROM people WHERE id > 1 ORDER BY id") }
-        #expect(rows.map(\.values) == [
-            [.text("Doe, Jane"), .integer(31), .text("says \"hi\"\non two lines"), .text("2026-01-02")],
-            [.text("Bob"), .null, .text(""), .null],
-        ])
+        let rows = try database.read { db in
+            try db.fetchAll("SELECT name, age, note, joined FROM people WHERE id > 1 ORDER BY id")
+        }
+        #expect(
+            rows.map(\.values) == [
+                [.text("Doe, Jane"), .integer(31), .text("says \"hi\"\non two lines"), .text("2026-01-02")],
+                [.text("Bob"), .null, .text(""), .null],
+            ])
     }
 
     @Test("JSON arrays and NDJSON, from a file or standard input")
     func json() throws {
         let database = try TestDatabase.with(Self.schema)
-        let file = try database.directory.write("people.json", #"[{"name": "Ann", "age": 7, "note": {"pets": ["cat"]}}, {"name": "Ben"}]"#)
-        #expect(try database.run(["import", "people", file]).output == "Imported 2 rows into \"people\" from \(file).\n")
+        let file = try database.directory.write(
+            "people.json", #"[{"name": "Ann", "age": 7, "note": {"pets": ["cat"]}}, {"name": "Ben"}]"#)
+        #expect(
+            try database.run(["import", "people", file]).output == "Imported 2 rows into \"people\" from \(file).\n")
         let lines = try database.run(
-            ["import", "people", "-", "--format", "ndjson"], input: "{\"name\": \"Cy\", \"age\": 3.0}\n{\"name\": \"Di\", \"joined\": \"2026-05-01\"}\n")
+            ["import", "people", "-", "--format", "ndjson"],
+            input: "{\"name\": \"Cy\", \"age\": 3.0}\n{\"name\": \"Di\", \"joined\": \"2026-05-01\"}\n")
         #expect(lines.status == 0)
         #expect(lines.output == "Imported 2 rows into \"people\" from standard input.\n")
-        let rows = try database.read { db in try db.fetchAll("SELECT name, age, note, joined FROM people WHERE id > 1 ORDER BY id") }
-        #expect(rows.map(\.values) == [
-            [.text("Ann"), .integer(7), .text(#"{"pets": ["cat"]}"#), .null],
-            [.text("Ben"), .null, .null, .null],
-            [.text("Cy"), .integer(3), .null, .null],
-            [.text("Di"), .null, .null, .text("2026-05-01")],
-        ])
+        let rows = try database.read { db in
+            try db.fetchAll("SELECT name, age, note, joined FROM people WHERE id > 1 ORDER BY id")
+        }
+        #expect(
+            rows.map(\.values) == [
+                [.text("Ann"), .integer(7), .text(#"{"pets": ["cat"]}"#), .null],
+                [.text("Ben"), .null, .null, .null],
+                [.text("Cy"), .integer(3), .null, .null],
+                [.text("Di"), .null, .null, .text("2026-05-01")],
+            ])
     }
 
-    @Test("A bad row names its line, and nothing is imported", arguments: [
-        ("bad.csv", "name,age\nAnn,3\nBen,-1\n", "bad.csv, line 3: CHECK constraint failed: age >= 0"),
-        ("bad.csv", "name,age\nAnn,3\n,4\n", "bad.csv, line 3: NOT NULL constraint failed: people.name"),
-        ("bad.csv", "name,age\nAnn,3\nBen,old\n", "bad.csv, line 3: column \"age\" (INTEGER) holds numbers, but 'old' is not a number"),
-        ("bad.csv", "name,age\nAnn,3\nBen,4,5\n", "bad.csv, line 3: 3 fields, but the header has 2 columns"),
-        ("bad.csv", "name,agee\nAnn,3\n", "bad.csv, line 2: no such column: \"agee\" in table \"people\"; did you mean \"age\"?"),
-        ("bad.ndjson", "{\"name\": \"Ann\"}\n{\"name\": \"Ben\", \"age\": }\n", "bad.ndjson, line 2: expected a value"),
-        ("bad.json", "[\n{\"name\": \"Ann\"},\n{\"name\": null}\n]", "bad.json, line 3: NOT NULL constraint failed: people.name"),
-    ])
+    @Test(
+        "A bad row names its line, and nothing is imported",
+        arguments: [
+            ("bad.csv", "name,age\nAnn,3\nBen,-1\n", "bad.csv, line 3: CHECK constraint failed: age >= 0"),
+            ("bad.csv", "name,age\nAnn,3\n,4\n", "bad.csv, line 3: NOT NULL constraint failed: people.name"),
+            (
+                "bad.csv", "name,age\nAnn,3\nBen,old\n",
+                "bad.csv, line 3: column \"age\" (INTEGER) holds numbers, but 'old' is not a number"
+            ),
+            ("bad.csv", "name,age\nAnn,3\nBen,4,5\n", "bad.csv, line 3: 3 fields, but the header has 2 columns"),
+            (
+                "bad.csv", "name,agee\nAnn,3\n",
+                "bad.csv, line 2: no such column: \"agee\" in table \"people\"; did you mean \"age\"?"
+            ),
+            (
+                "bad.ndjson", "{\"name\": \"Ann\"}\n{\"name\": \"Ben\", \"age\": }\n",
+                "bad.ndjson, line 2: expected a value"
+            ),
+            (
+                "bad.json", "[\n{\"name\": \"Ann\"},\n{\"name\": null}\n]",
+                "bad.json, line 3: NOT NULL constraint failed: people.name"
+            ),
+        ])
     func badRow(name: String, contents: String, message: String) throws {
         let database = try TestDatabase.with(Self.schema)
         let file = try database.directory.write(name, contents)

@@ -21,10 +21,12 @@ struct MigrateCommandTests {
         #expect(pending.lines[0].hasPrefix("applied  0001_create 20"))
         #expect(pending.lines[1] == "pending  0002_seed")
 
-        #expect(try Executable.run(["migrate", "--db", path, "--dir", migrations.path]).output
-            == "applied 0002_seed\nApplied 1 migration; the database is up to date.\n")
-        #expect(try Executable.run(["migrate", "--db", path, "--dir", migrations.path]).output
-            == "Nothing to apply: the database is up to date.\n")
+        #expect(
+            try Executable.run(["migrate", "--db", path, "--dir", migrations.path]).output
+                == "applied 0002_seed\nApplied 1 migration; the database is up to date.\n")
+        #expect(
+            try Executable.run(["migrate", "--db", path, "--dir", migrations.path]).output
+                == "Nothing to apply: the database is up to date.\n")
         #expect(try Executable.run(["query", "t", "--count", "--db", path]).output == "2\n")
     }
 
@@ -58,7 +60,9 @@ struct MigrateCommandTests {
         #expect(noDatabase.status == 2)
         #expect(noDatabase.errors.contains("pass --db FILE"))
         let directory = try TemporaryDirectory()
-        let noFolder = try Executable.run(["migrate", "--db", directory.file("x.sqlite").path, "--dir", directory.file("none").path])
+        let noFolder = try Executable.run([
+            "migrate", "--db", directory.file("x.sqlite").path, "--dir", directory.file("none").path,
+        ])
         #expect(noFolder.status == 1)
         #expect(noFolder.errors.contains("cannot list the folder"))
     }

@@ -30,11 +30,14 @@ struct QueryCommandTests {
 
     @Test("SQLQ_DATABASE names the database when --db does not")
     func environmentVariable() throws {
-        let database = try TestDatabase.with("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('from the file');")
-        let result = try Executable.run(["query", "notes", "--format", "csv"], environment: ["SQLQ_DATABASE": database.path])
+        let database = try TestDatabase.with(
+            "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('from the file');")
+        let result = try Executable.run(
+            ["query", "notes", "--format", "csv"], environment: ["SQLQ_DATABASE": database.path])
         #expect(result.status == 0)
         #expect(result.output == "id,body\r\n1,from the file\r\n")
-        let other = try TestDatabase.with("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('from --db');")
+        let other = try TestDatabase.with(
+            "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('from --db');")
         let overridden = try Executable.run(
             ["query", "notes", "--format", "csv", "--db", other.path], environment: ["SQLQ_DATABASE": database.path])
         #expect(overridden.output == "id,body\r\n1,from --db\r\n")
@@ -42,7 +45,8 @@ struct QueryCommandTests {
 
     @Test("Every format writes the selected rows", arguments: OutputFormatCase.all)
     func formats(format: OutputFormatCase) throws {
-        let database = try TestDatabase.with("""
+        let database = try TestDatabase.with(
+            """
             CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL);
             INSERT INTO t VALUES (1, 'a, "b"', 1.5), (2, NULL, NULL), (3, 'c|d', -2);
             """)
@@ -55,7 +59,8 @@ struct QueryCommandTests {
     func shaping() throws {
         let database = try TestDatabase.demo()
         let page = try database.run([
-            "query", "items", "--where", "list_id = 2", "--sort", "id", "--columns", "id, title", "--offset", "3", "--limit", "2",
+            "query", "items", "--where", "list_id = 2", "--sort", "id", "--columns", "id, title", "--offset", "3",
+            "--limit", "2",
             "--format", "tsv",
         ])
         let expected = try database.read { db in
@@ -63,7 +68,9 @@ struct QueryCommandTests {
         }
         #expect(page.lines == ["id\ttitle"] + expected.map { "\(try! $0[0] as Int64)\t\(try! $0[1] as String)" })
 
-        let count = try database.run(["query", "items", "--where", "due between 2026-03-01 and 2026-03-31T23:59:59", "--count"])
+        let count = try database.run([
+            "query", "items", "--where", "due between 2026-03-01 and 2026-03-31T23:59:59", "--count",
+        ])
         let expectedCount = try database.count(
             "SELECT count(*) FROM items WHERE due BETWEEN '2026-03-01' AND '2026-03-31 23:59:59.000'")
         #expect(count.output == "\(expectedCount)\n")
@@ -73,10 +80,14 @@ struct QueryCommandTests {
     @Test("--explain prints the SQL with placeholders, the bound values and the plan")
     func explain() throws {
         let result = try Executable.run([
-            "query", "items", "--where", "priority = 5 and title contains 'milk'", "--sort", "-due", "--limit", "3", "--explain",
+            "query", "items", "--where", "priority = 5 and title contains 'milk'", "--sort", "-due", "--limit", "3",
+            "--explain",
         ])
         #expect(result.status == 0)
-        #expect(result.lines[0] == #"SELECT * FROM "items" WHERE "priority" = ? AND "title" LIKE ? ESCAPE '\' ORDER BY "due" DESC LIMIT ?"#)
+        #expect(
+            result.lines[0]
+                == #"SELECT * FROM "items" WHERE "priority" = ? AND "title" LIKE ? ESCAPE '\' ORDER BY "due" DESC LIMIT ?"#
+        )
         #expect(result.lines[1] == "-- arguments: 5, '%milk%', 3")
         #expect(result.lines[2] == "-- plan:")
         #expect(result.output.contains("USING INDEX items_by_priority"))
@@ -86,12 +97,23 @@ struct QueryCommandTests {
         #expect(count.lines[1] == "-- arguments: none")
     }
 
-    @Test("Errors in the expression exit with 2 and explain themselves on standard error", arguments: [
-        ("priority >=", "Error: --where: expected a column or a value after \">=\", found the end of the expression"),
-        ("prioritty >= 3", "Error: --where: no such column: \"prioritty\" in table \"items\"; did you mean \"priority\"?"),
-        ("priority >= 'high'", "Error: --where: type mismatch: column \"priority\" (INTEGER) holds numbers, but the string 'high' is text"),
-        ("title = 'a", "Error: --where: this string has no closing quote"),
-    ])
+    @Test(
+        "Errors in the expression exit with 2 and explain themselves on standard error",
+        arguments: [
+            (
+                "priority >=",
+                "Error: --where: expected a column or a value after \">=\", found the end of the expression"
+            ),
+            (
+                "prioritty >= 3",
+                "Error: --where: no such column: \"prioritty\" in table \"items\"; did you mean \"priority\"?"
+            ),
+            (
+                "priority >= 'high'",
+                "Error: --where: type mismatch: column \"priority\" (INTEGER) holds numbers, but the string 'high' is text"
+            ),
+            ("title = 'a", "Error: --where: this string has no closing quote"),
+        ])
     func expressionErrors(expression: String, message: String) throws {
         let result = try Executable.run(["query", "items", "--where", expression])
         #expect(result.status == 2)
@@ -105,11 +127,14 @@ struct QueryCommandTests {
     func unknownNames() throws {
         let table = try Executable.run(["query", "itemz"])
         #expect(table.status == 2)
-        #expect(table.errors.hasPrefix("Error: no such table: \"itemz\"; did you mean \"items\"?\n  tables: items, lists, schema_migrations"))
+        #expect(
+            table.errors.hasPrefix(
+                "Error: no such table: \"itemz\"; did you mean \"items\"?\n  tables: items, lists, schema_migrations"))
 
         let sort = try Executable.run(["query", "items", "--sort", "-due,prority"])
         #expect(sort.status == 2)
-        #expect(sort.errors.contains("--sort: no such column: \"prority\" in table \"items\"; did you mean \"priority\"?"))
+        #expect(
+            sort.errors.contains("--sort: no such column: \"prority\" in table \"items\"; did you mean \"priority\"?"))
         #expect(sort.errors.contains("  -due,prority\n       ^^^^^^^"))
 
         let columns = try Executable.run(["query", "items", "--columns", "id,titl"])
@@ -121,7 +146,9 @@ struct QueryCommandTests {
     func injection() throws {
         let database = try TestDatabase.demo()
         let before = try database.count("SELECT count(*) FROM items")
-        let value = try database.run(["query", "items", "--where", "title = 'x'' OR 1=1; DROP TABLE items; --'", "--count"])
+        let value = try database.run([
+            "query", "items", "--where", "title = 'x'' OR 1=1; DROP TABLE items; --'", "--count",
+        ])
         #expect(value.status == 0)
         #expect(value.output == "0\n")
         for arguments in [
@@ -179,7 +206,8 @@ struct QueryCommandTests {
         #expect(!piped.output.contains("\u{1B}["))
 
         let terminal = try PseudoTerminal()
-        let coloured = try RunningCommand(["query", "items", "--where", "notes is null", "--limit", "2"], terminal: terminal)
+        let coloured = try RunningCommand(
+            ["query", "items", "--where", "notes is null", "--limit", "2"], terminal: terminal)
         #expect(await coloured.exitStatus() == 0)
         try await coloured.output.waitFor("rows)")
         #expect(coloured.output.text.contains("\u{1B}[1m"))
@@ -187,7 +215,8 @@ struct QueryCommandTests {
 
         let plainTerminal = try PseudoTerminal()
         let plain = try RunningCommand(
-            ["query", "items", "--where", "notes is null", "--limit", "2"], environment: ["NO_COLOR": "1"], terminal: plainTerminal)
+            ["query", "items", "--where", "notes is null", "--limit", "2"], environment: ["NO_COLOR": "1"],
+            terminal: plainTerminal)
         #expect(await plain.exitStatus() == 0)
         try await plain.output.waitFor("rows)")
         #expect(!plain.output.text.contains("\u{1B}["))
@@ -201,34 +230,42 @@ struct OutputFormatCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let all = [
-        OutputFormatCase(name: "table", expected: """
-             id | name   | score
-            ----+--------+-------
-              2 | NULL   |  NULL
-              1 | a, "b" |   1.5
-            (2 rows)
+        OutputFormatCase(
+            name: "table",
+            expected: """
+                 id | name   | score
+                ----+--------+-------
+                  2 | NULL   |  NULL
+                  1 | a, "b" |   1.5
+                (2 rows)
 
-            """),
+                """),
         OutputFormatCase(name: "csv", expected: "id,name,score\r\n2,,\r\n1,\"a, \"\"b\"\"\",1.5\r\n"),
         OutputFormatCase(name: "tsv", expected: "id\tname\tscore\n2\t\t\n1\ta, \"b\"\t1.5\n"),
-        OutputFormatCase(name: "json", expected: """
-            [
-            {"id":2,"name":null,"score":null},
-            {"id":1,"name":"a, \\"b\\"","score":1.5}
-            ]
+        OutputFormatCase(
+            name: "json",
+            expected: """
+                [
+                {"id":2,"name":null,"score":null},
+                {"id":1,"name":"a, \\"b\\"","score":1.5}
+                ]
 
-            """),
-        OutputFormatCase(name: "ndjson", expected: """
-            {"id":2,"name":null,"score":null}
-            {"id":1,"name":"a, \\"b\\"","score":1.5}
+                """),
+        OutputFormatCase(
+            name: "ndjson",
+            expected: """
+                {"id":2,"name":null,"score":null}
+                {"id":1,"name":"a, \\"b\\"","score":1.5}
 
-            """),
-        OutputFormatCase(name: "markdown", expected: """
-            |  id | name   | score |
-            |----:|--------|------:|
-            |   2 | NULL   |  NULL |
-            |   1 | a, "b" |   1.5 |
+                """),
+        OutputFormatCase(
+            name: "markdown",
+            expected: """
+                |  id | name   | score |
+                |----:|--------|------:|
+                |   2 | NULL   |  NULL |
+                |   1 | a, "b" |   1.5 |
 
-            """),
+                """),
     ]
 }

@@ -12,9 +12,12 @@ struct SQLCommandTests {
         ])
         #expect(result.status == 0)
         let expected = try database.read { db in
-            try db.fetchAll("SELECT id, title FROM items WHERE priority >= 4 AND title LIKE 'Plan%' ORDER BY id LIMIT 3")
+            try db.fetchAll(
+                "SELECT id, title FROM items WHERE priority >= 4 AND title LIKE 'Plan%' ORDER BY id LIMIT 3")
         }
-        #expect(result.lines == expected.map { row in "{\"id\":\(try! row[0] as Int64),\"title\":\"\(try! row[1] as String)\"}" })
+        #expect(
+            result.lines
+                == expected.map { row in "{\"id\":\(try! row[0] as Int64),\"title\":\"\(try! row[1] as String)\"}" })
         #expect(result.lines.count == 3)
     }
 

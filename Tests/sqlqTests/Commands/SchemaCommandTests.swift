@@ -5,7 +5,8 @@ import Testing
 struct SchemaCommandTests {
     @Test("tables lists tables and views, plainly or in a format")
     func tables() throws {
-        let database = try TestDatabase.with("""
+        let database = try TestDatabase.with(
+            """
             CREATE TABLE b(x, y); CREATE TABLE a(x); CREATE VIEW c AS SELECT x FROM a;
             """)
         let plain = try database.run(["tables"])
@@ -25,13 +26,14 @@ struct SchemaCommandTests {
         #expect(statements[1...].allSatisfy { $0.hasPrefix("CREATE INDEX items_by_") })
 
         let columns = try Executable.run(["schema", "lists", "--format", "tsv"])
-        #expect(columns.output == """
-            cid\tname\ttype\tnotnull\tdflt_value\tpk
-            0\tid\tINTEGER\t0\t\t1
-            1\tname\tTEXT\t1\t\t0
-            2\tcolor\tTEXT\t0\t\t0
+        #expect(
+            columns.output == """
+                cid\tname\ttype\tnotnull\tdflt_value\tpk
+                0\tid\tINTEGER\t0\t\t1
+                1\tname\tTEXT\t1\t\t0
+                2\tcolor\tTEXT\t0\t\t0
 
-            """)
+                """)
     }
 
     @Test("An unknown table is a usage error")

@@ -12,7 +12,9 @@ struct WatchCommandTests {
         let before = try database.count("SELECT count(*) FROM items WHERE list_id = 1 AND priority = 5")
         #expect(watch.output.text.hasPrefix("\(before)\n-- last change at "))
 
-        try Shell.sqlite3(database.path, "INSERT INTO items(list_id, title, priority, created_at) VALUES (1, 'from the shell', 5, '2026-01-01')")
+        try Shell.sqlite3(
+            database.path,
+            "INSERT INTO items(list_id, title, priority, created_at) VALUES (1, 'from the shell', 5, '2026-01-01')")
         try await watch.output.waitFor("-- last change at ", occurrences: 2)
         let redraws = watch.output.text.split(separator: "\n").filter { !$0.hasPrefix("-- ") }
         #expect(redraws == ["\(before)", "\(before + 1)"])
@@ -23,7 +25,8 @@ struct WatchCommandTests {
 
     @Test("Rows are redrawn in the chosen format only when the result changes")
     func rows() async throws {
-        let database = try TestDatabase.with("""
+        let database = try TestDatabase.with(
+            """
             CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0);
             INSERT INTO tasks(title) VALUES ('one'), ('two');
             """)

@@ -1,5 +1,6 @@
 import SQLite
 import Testing
+
 @testable import sqlq
 
 @Suite("Filter compiler")
@@ -9,7 +10,8 @@ struct FilterCompilerTests {
 
     init() throws {
         db = try Database()
-        try db.executeScript("""
+        try db.executeScript(
+            """
             CREATE TABLE things (
                 id INTEGER PRIMARY KEY, title TEXT NOT NULL, score REAL, done INTEGER NOT NULL DEFAULT 0,
                 due TEXT, created DATETIME, payload BLOB, "order" INTEGER
@@ -43,30 +45,38 @@ struct FilterCompilerTests {
         #expect(expression.arguments == [.integer(2), .text("%100\\%%"), .integer(1), .integer(2)])
     }
 
-    @Test("Filters select the rows SQLite selects for the same condition", arguments: [
-        ("score >= 2", "score >= ?", [SQLiteValue.integer(2)]),
-        ("not done", "NOT done", []),
-        ("done = true", "done = 1", []),
-        ("title like 'buy%'", "title LIKE 'buy%'", []),
-        ("title glob 'Buy*'", "title GLOB 'Buy*'", []),
-        ("title contains '_'", "instr(title, '_') > 0", []),
-        ("title contains '100%'", "instr(title, '100%') > 0", []),
-        ("title not contains 'Buy'", "instr(title, 'Buy') = 0", []),
-        ("id in (1, 3, 9)", "id IN (1, 3, 9)", []),
-        ("id not in (1, 3)", "id NOT IN (1, 3)", []),
-        ("score between 1 and 3", "score BETWEEN 1 AND 3", []),
-        ("due is null", "due IS NULL", []),
-        ("due is not null and due < 2026-03-15", "due IS NOT NULL AND due < '2026-03-15'", []),
-        ("due >= 2026-03-15T09:30", "due >= '2026-03-15 09:30:00.000'", []),
-        ("created between 2026-01-02 and 2026-01-03T23:59", "created BETWEEN '2026-01-02' AND '2026-01-03 23:59:00.000'", []),
-        ("due = null", "due IS NULL", []),
-        ("score != null", "score IS NOT NULL", []),
-        ("3 > \"order\"", "\"order\" < 3", []),
-        ("id < \"order\"", "id < \"order\"", []),
-        ("(done or score > 3) and not (title = 'Buy bread')", "(done OR score > 3) AND NOT (title = 'Buy bread')", []),
-        ("TITLE = 'snake_case'", "title = 'snake_case'", []),
-        ("score >= '2'", "score >= 2", []),
-    ])
+    @Test(
+        "Filters select the rows SQLite selects for the same condition",
+        arguments: [
+            ("score >= 2", "score >= ?", [SQLiteValue.integer(2)]),
+            ("not done", "NOT done", []),
+            ("done = true", "done = 1", []),
+            ("title like 'buy%'", "title LIKE 'buy%'", []),
+            ("title glob 'Buy*'", "title GLOB 'Buy*'", []),
+            ("title contains '_'", "instr(title, '_') > 0", []),
+            ("title contains '100%'", "instr(title, '100%') > 0", []),
+            ("title not contains 'Buy'", "instr(title, 'Buy') = 0", []),
+            ("id in (1, 3, 9)", "id IN (1, 3, 9)", []),
+            ("id not in (1, 3)", "id NOT IN (1, 3)", []),
+            ("score between 1 and 3", "score BETWEEN 1 AND 3", []),
+            ("due is null", "due IS NULL", []),
+            ("due is not null and due < 2026-03-15", "due IS NOT NULL AND due < '2026-03-15'", []),
+            ("due >= 2026-03-15T09:30", "due >= '2026-03-15 09:30:00.000'", []),
+            (
+                "created between 2026-01-02 and 2026-01-03T23:59",
+                "created BETWEEN '2026-01-02' AND '2026-01-03 23:59:00.000'", []
+            ),
+            ("due = null", "due IS NULL", []),
+            ("score != null", "score IS NOT NULL", []),
+            ("3 > \"order\"", "\"order\" < 3", []),
+            ("id < \"order\"", "id < \"order\"", []),
+            (
+                "(done or score > 3) and not (title = 'Buy bread')",
+                "(done OR score > 3) AND NOT (title = 'Buy bread')", []
+            ),
+            ("TITLE = 'snake_case'", "title = 'snake_case'", []),
+            ("score >= '2'", "score >= 2", []),
+        ])
     func results(filter: String, condition: String, arguments: [SQLiteValue]) throws {
         #expect(try ids(filter) == (try ids(sql: condition, arguments)))
     }
@@ -110,14 +120,28 @@ struct FilterCompilerTests {
         }
     }
 
-    @Test("Values must fit the column's declared type", arguments: [
-        ("score > 'high'", 8, "type mismatch: column \"score\" (REAL) holds numbers, but the string 'high' is text"),
-        ("id = 2026-01-01", 5, "type mismatch: column \"id\" (INTEGER) holds numbers, but the date 2026-01-01 is a date"),
-        ("title = true", 8, "type mismatch: column \"title\" (TEXT) holds text, but true is a boolean"),
-        ("id in (1, 'two')", 10, "type mismatch: column \"id\" (INTEGER) holds numbers, but the string 'two' is text"),
-        ("title", 0, "type mismatch: column \"title\" holds text, so on its own it is not a true/false test; compare it instead, as in title != ''"),
-        ("score < null", 8, "type mismatch: null has no order; test it with \"is null\" or \"is not null\""),
-    ])
+    @Test(
+        "Values must fit the column's declared type",
+        arguments: [
+            (
+                "score > 'high'", 8,
+                "type mismatch: column \"score\" (REAL) holds numbers, but the string 'high' is text"
+            ),
+            (
+                "id = 2026-01-01", 5,
+                "type mismatch: column \"id\" (INTEGER) holds numbers, but the date 2026-01-01 is a date"
+            ),
+            ("title = true", 8, "type mismatch: column \"title\" (TEXT) holds text, but true is a boolean"),
+            (
+                "id in (1, 'two')", 10,
+                "type mismatch: column \"id\" (INTEGER) holds numbers, but the string 'two' is text"
+            ),
+            (
+                "title", 0,
+                "type mismatch: column \"title\" holds text, so on its own it is not a true/false test; compare it instead, as in title != ''"
+            ),
+            ("score < null", 8, "type mismatch: null has no order; test it with \"is null\" or \"is not null\""),
+        ])
     func typeMismatches(filter: String, position: Int, message: String) {
         #expect {
             try compile(filter)
@@ -133,7 +157,8 @@ struct FilterCompilerTests {
             try compile("3 = 4")
         } throws: { error in
             guard let error = error as? FilterError, case .syntax(let text) = error.reason else { return false }
-            return text == "a comparison needs a column on at least one side" && error.position == 0 && error.length == 5
+            return text == "a comparison needs a column on at least one side" && error.position == 0
+                && error.length == 5
         }
     }
 

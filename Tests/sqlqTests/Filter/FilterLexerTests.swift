@@ -1,5 +1,6 @@
 import SQLite
 import Testing
+
 @testable import sqlq
 
 @Suite("Filter lexer")
@@ -45,8 +46,12 @@ struct FilterLexerTests {
     func dates() throws {
         #expect(try literal("2026-03-01") == FilterLiteral(kind: .date, value: .text("2026-03-01")))
         #expect(try literal("2026-03-01T09:30") == FilterLiteral(kind: .date, value: .text("2026-03-01 09:30:00.000")))
-        #expect(try literal("2026-03-01 09:30:15.250") == FilterLiteral(kind: .date, value: .text("2026-03-01 09:30:15.250")))
-        #expect(try literal("2026-03-01T09:30:00+02:00") == FilterLiteral(kind: .date, value: .text("2026-03-01 07:30:00.000")))
+        #expect(
+            try literal("2026-03-01 09:30:15.250")
+                == FilterLiteral(kind: .date, value: .text("2026-03-01 09:30:15.250")))
+        #expect(
+            try literal("2026-03-01T09:30:00+02:00")
+                == FilterLiteral(kind: .date, value: .text("2026-03-01 07:30:00.000")))
         #expect(try literal("2024-02-29") == FilterLiteral(kind: .date, value: .text("2024-02-29")))
         for invalid in ["2026-02-29", "2026-13-01", "2026-03-01T25:00", "2026-03-01x"] {
             #expect(throws: FilterError.self, "\(invalid)") { try FilterLexer.tokens(invalid) }

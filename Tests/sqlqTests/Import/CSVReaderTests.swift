@@ -1,5 +1,6 @@
 import SQLite
 import Testing
+
 @testable import sqlq
 
 @Suite("CSV reader")
@@ -71,7 +72,8 @@ struct JSONRecordReaderTests {
 
     @Test("An array of objects: typed values, nested values as JSON text, escapes")
     func array() throws {
-        let records = try records("""
+        let records = try records(
+            """
             [
               {"a": 1, "b": -2.5e1, "c": "x\\"y\\u00e9\\ud83d\\ude00", "d": true, "e": null},
               {"b": false, "f": [1, {"g": "h"}], "g": {}}
@@ -101,7 +103,9 @@ struct JSONRecordReaderTests {
         #expect(error("{\"a\": 1}", .array)?.message == "expected \"[\", the start of an array of objects")
         #expect(error("[1]", .array)?.message == "expected an object, \"{\"; each row is a JSON object")
         #expect(error("{\"a\": 1}\n{\"a\": \"open}\n", .lines)?.line == 2)
-        #expect(error("{\"a\": 1} {\"a\": 2}\n", .lines)?.message == "more after the object; NDJSON holds one object per line")
+        #expect(
+            error("{\"a\": 1} {\"a\": 2}\n", .lines)?.message
+                == "more after the object; NDJSON holds one object per line")
         #expect(error("[{\"a\": \"line\nbreak\"}]", .array)?.line == 1)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SQLite
 import Testing
+
 @testable import sqlq
 
 @Suite("Output formats")
@@ -14,7 +15,8 @@ struct RowWriterTests {
         ])
 
     /// What `format` writes for `result`.
-    static func render(_ format: OutputFormat, _ result: ResultSet = result, style: TextStyle = .plain) throws -> String {
+    static func render(_ format: OutputFormat, _ result: ResultSet = result, style: TextStyle = .plain) throws -> String
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file("out")
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)

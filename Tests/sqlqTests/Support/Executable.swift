@@ -10,7 +10,8 @@ struct CommandResult {
     /// The output's lines, without the last empty one.
     var lines: [String] {
         if output.isEmpty { return [] }
-        return output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(output.hasSuffix("\n") ? 1 : 0)
+        return output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast(
+            output.hasSuffix("\n") ? 1 : 0)
     }
 }
 

@@ -41,8 +41,10 @@ final class StreamReader: Sendable {
                 return state.waiters.map { ($0.text, $0.continuation) }
             }
             for (text, continuation) in waiting {
-                continuation.resume(throwing: StreamReaderError(
-                    description: "the stream ended before \"\(text)\" appeared; it holds \(self.text.debugDescription)"))
+                continuation.resume(
+                    throwing: StreamReaderError(
+                        description:
+                            "the stream ended before \"\(text)\" appeared; it holds \(self.text.debugDescription)"))
             }
         }
         thread.start()
@@ -63,8 +65,10 @@ final class StreamReader: Sendable {
             switch outcome {
             case true?: continuation.resume()
             case false?:
-                continuation.resume(throwing: StreamReaderError(
-                    description: "the stream ended before \"\(text)\" appeared; it holds \(self.text.debugDescription)"))
+                continuation.resume(
+                    throwing: StreamReaderError(
+                        description:
+                            "the stream ended before \"\(text)\" appeared; it holds \(self.text.debugDescription)"))
             case nil: break
             }
         }

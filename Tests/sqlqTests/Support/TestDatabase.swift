@@ -12,7 +12,8 @@ struct TestDatabase {
         let path = directory.file("demo.sqlite").path
         let queue = try DatabaseQueue(path: path)
         var migrator = Migrator()
-        try migrator.registerMigrations(inDirectory: Executable.repositoryRoot.appendingPathComponent("Migrations").path)
+        try migrator.registerMigrations(
+            inDirectory: Executable.repositoryRoot.appendingPathComponent("Migrations").path)
         try migrator.migrate(queue)
         return TestDatabase(directory: directory, path: path)
     }
