@@ -25,7 +25,7 @@ struct GRDBObservationContender: ObservationContender {
                     values.withLock { $0[index] = value }
                 }
         }
-        defer { cancellables.forEach { $0.cancel() } }
+        defer { for cancellable in cancellables { cancellable.cancel() } }
         try waitUntil("the first values") { values.withLock { $0.allSatisfy { $0 == (table == "items" ? 0 : 1) } } }
         settle()
         let start = DispatchTime.now().uptimeNanoseconds
@@ -50,14 +50,14 @@ struct GRDBObservationContender: ObservationContender {
             .removeDuplicates()
             .start(
                 in: db, scheduling: .async(onQueue: DispatchQueue(label: "grdb-latency")),
-                onError: { fatalError("\($0)") }
-            ) { value in
-                let now = monotonicNanoseconds()
-                if value == expected.load(ordering: .acquiring) {
-                    notifiedAt.store(now, ordering: .releasing)
-                    notified.signal()
-                }
-            }
+                onError: { fatalError("\($0)") },
+                onChange: { value in
+                    let now = monotonicNanoseconds()
+                    if value == expected.load(ordering: .acquiring) {
+                        notifiedAt.store(now, ordering: .releasing)
+                        notified.signal()
+                    }
+                })
         defer { cancellable.cancel() }
         notified.wait()
         var latencies: [Double] = []

@@ -195,6 +195,8 @@ struct FetchingTests {
         #expect(try cursor.next() == nil)
         let decodable = try db.cursor(CodableItem.self, "SELECT * FROM items ORDER BY id DESC")
         var titles: [String] = []
+        // Cursor.forEach is the API under test.
+        // swift-format-ignore: ReplaceForEachWithForLoop
         try decodable.forEach { titles.append($0.title) }
         #expect(titles == ["eggs", "bread", "milk"])
     }
