@@ -10,7 +10,7 @@ extension Queryable {
     /// The sequence ends when the iterating task is cancelled. A received query that is
     /// released without an answer is cancelled, so a presenter cannot strand an asker.
     public struct PendingQueries: AsyncSequence, Sendable {
-        public typealias Element = PendingQuery<Input, Result>
+        public typealias Element = PendingQuery<Input, Answer>
         public typealias Failure = Never
 
         private let queryable: Queryable
@@ -24,7 +24,7 @@ extension Queryable {
         }
 
         public struct Iterator: AsyncIteratorProtocol, Sendable {
-            public typealias Element = PendingQuery<Input, Result>
+            public typealias Element = PendingQuery<Input, Answer>
             public typealias Failure = Never
 
             private let queryable: Queryable

@@ -11,10 +11,10 @@
 ///     query.answer(with: query.input.hasPrefix("Keep"))
 /// }
 /// ```
-public final class PendingQuery<Input: Sendable, Result: Sendable>: Sendable {
-    private let box: QueryBox<Input, Result>
+public final class PendingQuery<Input: Sendable, Answer: Sendable>: Sendable {
+    private let box: QueryBox<Input, Answer>
 
-    init(box: QueryBox<Input, Result>) {
+    init(box: QueryBox<Input, Answer>) {
         self.box = box
     }
 
@@ -31,7 +31,7 @@ public final class PendingQuery<Input: Sendable, Result: Sendable>: Sendable {
     /// Resumes the asker with `result`.
     /// - Returns: `true` if this answer was delivered, `false` if the query had already ended.
     @discardableResult
-    public func answer(with result: Result) -> Bool {
+    public func answer(with result: Answer) -> Bool {
         box.end(with: .answered(result))
     }
 

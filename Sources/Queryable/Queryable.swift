@@ -26,26 +26,26 @@ import Synchronization
 /// presenter, or a ``QueryCancellationError``.
 ///
 /// `isQuerying` is observable with the Observation framework.
-public final class Queryable<Input: Sendable, Result: Sendable>: Sendable {
+public final class Queryable<Input: Sendable, Answer: Sendable>: Sendable {
     /// How a new query is handled while another one is waiting.
     public let queryConflictPolicy: QueryConflictPolicy
 
     private struct WaitingPresenter {
         let id: UInt64
-        let continuation: CheckedContinuation<PendingQuery<Input, Result>?, Never>
+        let continuation: CheckedContinuation<PendingQuery<Input, Answer>?, Never>
     }
 
     private enum PresenterDecision {
-        case deliver(QueryBox<Input, Result>)
+        case deliver(QueryBox<Input, Answer>)
         case finish
         case wait
     }
 
     private struct State {
         /// The query that is waiting for an answer, if any.
-        var current: QueryBox<Input, Result>?
+        var current: QueryBox<Input, Answer>?
         /// `current` while no presenter has received it yet.
-        var undelivered: QueryBox<Input, Result>?
+        var undelivered: QueryBox<Input, Answer>?
         var waitingPresenters: [WaitingPresenter] = []
         var nextPresenterID: UInt64 = 0
         /// The `isQuerying` value observers were last told about.
@@ -88,12 +88,12 @@ public final class Queryable<Input: Sendable, Result: Sendable>: Sendable {
     /// - Returns: The presenter's answer.
     /// - Throws: ``QueryCancellationError`` when the query ends without an answer, or the
     ///   error the presenter passed to ``PendingQuery/answer(throwing:)``.
-    public func query(with input: Input, timeout: Duration? = nil) async throws -> Result {
+    public func query(with input: Input, timeout: Duration? = nil) async throws -> Answer {
         // Checked up front so a task that is already cancelled never shows a question.
         if Task.isCancelled {
             throw QueryCancellationError(reason: .taskCancelled)
         }
-        let box = QueryBox<Input, Result>(input: input) { [weak self] box in
+        let box = QueryBox<Input, Answer>(input: input) { [weak self] box in
             self?.queryDidEnd(box)
         }
         start(box)
@@ -141,13 +141,13 @@ public final class Queryable<Input: Sendable, Result: Sendable>: Sendable {
 
     // MARK: - Internals
 
-    private func start(_ box: QueryBox<Input, Result>) {
+    private func start(_ box: QueryBox<Input, Answer>) {
         let (replaced, rejected, presenter, changed) = state.withLock { state in
-            var replaced: QueryBox<Input, Result>?
+            var replaced: QueryBox<Input, Answer>?
             if let current = state.current, !current.hasEnded {
                 switch queryConflictPolicy {
                 case .cancelNewQuery:
-                    return (nil as QueryBox<Input, Result>?, true, nil as WaitingPresenter?, false)
+                    return (nil as QueryBox<Input, Answer>?, true, nil as WaitingPresenter?, false)
                 case .cancelPreviousQuery:
                     replaced = current
                 }
@@ -171,7 +171,7 @@ public final class Queryable<Input: Sendable, Result: Sendable>: Sendable {
         presenter?.continuation.resume(returning: PendingQuery(box: box))
     }
 
-    private func queryDidEnd(_ box: QueryBox<Input, Result>) {
+    private func queryDidEnd(_ box: QueryBox<Input, Answer>) {
         let changed = state.withLock { state in
             guard state.current === box else { return false }
             state.current = nil
@@ -188,13 +188,13 @@ public final class Queryable<Input: Sendable, Result: Sendable>: Sendable {
     }
 
     /// Waits for the next undelivered query; `nil` once the calling task is cancelled.
-    func nextPendingQuery() async -> PendingQuery<Input, Result>? {
+    func nextPendingQuery() async -> PendingQuery<Input, Answer>? {
         let id = state.withLock { state -> UInt64 in
             state.nextPresenterID += 1
             return state.nextPresenterID
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<PendingQuery<Input, Result>?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<PendingQuery<Input, Answer>?, Never>) in
                 let decision = state.withLock { state -> PresenterDecision in
                     // Checked under the lock so a cancellation whose handler already ran
                     // (and found nothing to remove) is not missed.
@@ -230,7 +230,7 @@ extension Queryable where Input == Void {
     /// ```swift
     /// let confirmed = try await confirmation.query()
     /// ```
-    public func query(timeout: Duration? = nil) async throws -> Result {
+    public func query(timeout: Duration? = nil) async throws -> Answer {
         try await query(with: (), timeout: timeout)
     }
 }

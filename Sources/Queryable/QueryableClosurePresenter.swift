@@ -13,15 +13,15 @@ extension Queryable {
     ///     }
     /// }
     /// ```
-    public func answerQueries(with body: @escaping @Sendable (Input) async throws -> Result) async {
+    public func answerQueries(with body: @escaping @Sendable (Input) async throws -> Answer) async {
         for await query in pendingQueries {
             await Self.answer(query, with: body)
         }
     }
 
     static func answer(
-        _ query: PendingQuery<Input, Result>,
-        with body: @escaping @Sendable (Input) async throws -> Result
+        _ query: PendingQuery<Input, Answer>,
+        with body: @escaping @Sendable (Input) async throws -> Answer
     ) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -19,7 +19,7 @@ extension Queryable {
         public var isQuerying: Bool { queryable.isQuerying }
 
         /// Same as ``Queryable/query(with:timeout:)``.
-        public func query(with input: Input, timeout: Duration? = nil) async throws -> Result {
+        public func query(with input: Input, timeout: Duration? = nil) async throws -> Answer {
             try await queryable.query(with: input, timeout: timeout)
         }
     }
@@ -27,7 +27,7 @@ extension Queryable {
 
 extension Queryable.Trigger where Input == Void {
     /// Same as ``Queryable/query(timeout:)``.
-    public func query(timeout: Duration? = nil) async throws -> Result {
+    public func query(timeout: Duration? = nil) async throws -> Answer {
         try await query(with: (), timeout: timeout)
     }
 }

@@ -6,9 +6,9 @@ struct PresenterFailure: Error, Equatable {
 }
 
 /// Starts a query in a child task and returns the pending query the presenter receives.
-private func receive<Input, Result>(
-    from queryable: Queryable<Input, Result>
-) async throws -> PendingQuery<Input, Result> {
+private func receive<Input, Answer>(
+    from queryable: Queryable<Input, Answer>
+) async throws -> PendingQuery<Input, Answer> {
     var iterator = queryable.pendingQueries.makeAsyncIterator()
     return try #require(await iterator.next())
 }

@@ -15,7 +15,7 @@ final class ResumeOnce: Sendable {
 }
 
 /// Suspends until `queryable.isQuerying == expected`, woken by Observation rather than polling.
-func waitUntil<Input, Result>(_ queryable: Queryable<Input, Result>, isQuerying expected: Bool) async {
+func waitUntil<Input, Answer>(_ queryable: Queryable<Input, Answer>, isQuerying expected: Bool) async {
     while true {
         let matched = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let once = ResumeOnce()

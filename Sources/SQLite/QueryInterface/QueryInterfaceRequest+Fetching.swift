@@ -1,72 +1,72 @@
 // Running requests. Each fetch renders the request into the connection's buffers and takes the
 // statement from the connection's cache, so only the bindings change between runs of a shape.
 
-extension QueryInterfaceRequest where RowDecoder: FetchableRow {
+extension QueryInterfaceRequest where RowValue: FetchableRow {
     /// All matching rows, decoded with `init(row:)`.
     @inlinable
-    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try db.boundStatement(for: select, .all).fetchAllBound { try RowDecoder(row: $0) }
+    public func fetchAll(_ db: Database) throws -> [RowValue] {
+        try db.boundStatement(for: select, .all).fetchAllBound { try RowValue(row: $0) }
     }
 
     /// The first matching row, or nil.
     @inlinable
-    public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try db.boundStatement(for: select, .one).fetchOneBound { try RowDecoder(row: $0) }
+    public func fetchOne(_ db: Database) throws -> RowValue? {
+        try db.boundStatement(for: select, .one).fetchOneBound { try RowValue(row: $0) }
     }
 }
 
-extension QueryInterfaceRequest where RowDecoder: Decodable {
+extension QueryInterfaceRequest where RowValue: Decodable {
     /// All matching rows, decoded through `Decodable`.
     @inlinable
-    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try db.boundStatement(for: select, .all).fetchAllDecodableBound(RowDecoder.self)
+    public func fetchAll(_ db: Database) throws -> [RowValue] {
+        try db.boundStatement(for: select, .all).fetchAllDecodableBound(RowValue.self)
     }
 
     /// The first matching row, or nil.
     @inlinable
-    public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try db.boundStatement(for: select, .one).fetchOneDecodableBound(RowDecoder.self)
+    public func fetchOne(_ db: Database) throws -> RowValue? {
+        try db.boundStatement(for: select, .one).fetchOneDecodableBound(RowValue.self)
     }
 }
 
-extension QueryInterfaceRequest where RowDecoder: FetchableRow & Decodable {
+extension QueryInterfaceRequest where RowValue: FetchableRow & Decodable {
     /// All matching rows, decoded with `init(row:)`, which is faster than `Decodable`.
     @inlinable
-    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try db.boundStatement(for: select, .all).fetchAllBound { try RowDecoder(row: $0) }
+    public func fetchAll(_ db: Database) throws -> [RowValue] {
+        try db.boundStatement(for: select, .all).fetchAllBound { try RowValue(row: $0) }
     }
 
     /// The first matching row, decoded with `init(row:)`, or nil.
     @inlinable
-    public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try db.boundStatement(for: select, .one).fetchOneBound { try RowDecoder(row: $0) }
+    public func fetchOne(_ db: Database) throws -> RowValue? {
+        try db.boundStatement(for: select, .one).fetchOneBound { try RowValue(row: $0) }
     }
 }
 
-extension QueryInterfaceRequest where RowDecoder: SQLiteValueConvertible {
+extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
     /// The first column of every matching row.
     @inlinable
-    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try db.boundStatement(for: select, .all).fetchAllBound { try $0[0] as RowDecoder }
+    public func fetchAll(_ db: Database) throws -> [RowValue] {
+        try db.boundStatement(for: select, .all).fetchAllBound { try $0[0] as RowValue }
     }
 
     /// The first column of the first matching row; nil when there is no row or it is NULL.
     @inlinable
-    public func fetchOne(_ db: Database) throws -> RowDecoder? {
+    public func fetchOne(_ db: Database) throws -> RowValue? {
         try db.boundStatement(for: select, .one).fetchOneBound(decode: Statement.optionalFirstColumn) ?? nil
     }
 }
 
-extension QueryInterfaceRequest where RowDecoder: SQLiteValueConvertible & Decodable {
+extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible & Decodable {
     /// The first column of every matching row.
     @inlinable
-    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try db.boundStatement(for: select, .all).fetchAllBound { try $0[0] as RowDecoder }
+    public func fetchAll(_ db: Database) throws -> [RowValue] {
+        try db.boundStatement(for: select, .all).fetchAllBound { try $0[0] as RowValue }
     }
 
     /// The first column of the first matching row; nil when there is no row or it is NULL.
     @inlinable
-    public func fetchOne(_ db: Database) throws -> RowDecoder? {
+    public func fetchOne(_ db: Database) throws -> RowValue? {
         try db.boundStatement(for: select, .one).fetchOneBound(decode: Statement.optionalFirstColumn) ?? nil
     }
 }

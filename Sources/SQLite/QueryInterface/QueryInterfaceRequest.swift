@@ -15,9 +15,9 @@
 /// same shape with other values renders the same SQL text with other arguments, so the
 /// connection's prepared-statement cache serves it.
 ///
-/// `RowDecoder` is how rows decode: the record type for `Item.all()`, ``Row`` for
+/// `RowValue` is how rows decode: the record type for `Item.all()`, ``Row`` for
 /// ``Table/all()``.
-public struct QueryInterfaceRequest<RowDecoder>: Hashable, Sendable {
+public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
     @usableFromInline var select: SQLSelect
 
     /// The table the request reads, unquoted.

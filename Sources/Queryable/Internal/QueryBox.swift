@@ -5,16 +5,16 @@ import Synchronization
 /// Every way a query can end funnels into ``end(with:)``, which accepts only the first
 /// outcome. That is what guarantees the asker's continuation is resumed exactly once,
 /// whichever of the racing parties gets there first.
-final class QueryBox<Input: Sendable, Result: Sendable>: Sendable {
+final class QueryBox<Input: Sendable, Answer: Sendable>: Sendable {
     enum Outcome: Sendable {
-        case answered(Result)
+        case answered(Answer)
         case failed(any Error)
         case cancelled(QueryCancellationError.Reason)
     }
 
     private struct State {
         var outcome: Outcome?
-        var continuation: CheckedContinuation<Result, any Error>?
+        var continuation: CheckedContinuation<Answer, any Error>?
         var endWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID: UInt64 = 0
     }
@@ -36,7 +36,7 @@ final class QueryBox<Input: Sendable, Result: Sendable>: Sendable {
     @discardableResult
     func end(with outcome: Outcome) -> Bool {
         let decided = state.withLock {
-            state -> (CheckedContinuation<Result, any Error>?, [CheckedContinuation<Void, Never>])? in
+            state -> (CheckedContinuation<Answer, any Error>?, [CheckedContinuation<Void, Never>])? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             let continuation = state.continuation
@@ -59,7 +59,7 @@ final class QueryBox<Input: Sendable, Result: Sendable>: Sendable {
     }
 
     /// Hands over the asker's continuation; resumes it at once if the query already ended.
-    func install(_ continuation: CheckedContinuation<Result, any Error>) {
+    func install(_ continuation: CheckedContinuation<Answer, any Error>) {
         let earlierOutcome = state.withLock { state -> Outcome? in
             if let outcome = state.outcome { return outcome }
             state.continuation = continuation
@@ -93,7 +93,7 @@ final class QueryBox<Input: Sendable, Result: Sendable>: Sendable {
         }
     }
 
-    private static func resume(_ continuation: CheckedContinuation<Result, any Error>, with outcome: Outcome) {
+    private static func resume(_ continuation: CheckedContinuation<Answer, any Error>, with outcome: Outcome) {
         switch outcome {
         case .answered(let result):
             continuation.resume(returning: result)
