@@ -18,7 +18,7 @@ struct ImportCommand: ParsableCommand {
             standard input.
 
             Every row goes in one transaction: if one row is bad, the error names its line and \
-            nothing is imported.
+            nothing is imported. The file must be UTF-8.
 
             Examples:
               sqlq import items new-items.csv --db app.sqlite
@@ -47,8 +47,17 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let format = self.format ?? ImportFormat(fileName: file)!
         let bytes = try Self.contents(of: file)
-        let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
         let name = file == "-" ? "standard input" : file
+        if let offset = UTF8Validation.firstInvalidByte(in: bytes) {
+            let line = 1 + bytes[..<offset].reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            let hex = String(bytes[offset], radix: 16, uppercase: true)
+            throw ImportError(
+                file: name, line: line,
+                message:
+                    "not UTF-8 (byte \(offset + 1) of the file, 0x\(hex.count == 1 ? "0" + hex : hex)); "
+                    + "save the file as UTF-8 (it may be in Latin-1 or Windows-1252)")
+        }
+        let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
         let progress = ProgressBar(total: bytes.count)
         let (tableName, count) = try connection.write { db -> (String, Int) in
             let importer = Importer(schema: try TableSchema(db, table: table), file: name)

@@ -25,6 +25,16 @@ struct CSVReader: RecordReader {
         for (position, field) in fields.enumerated() where field.text.isEmpty {
             throw ImportError(file: file, line: first, message: "column \(position + 1) of the header has no name")
         }
+        var positions: [String: Int] = [:]
+        for (position, field) in fields.enumerated() {
+            if let earlier = positions.updateValue(position, forKey: field.text.lowercased()) {
+                throw ImportError(
+                    file: file, line: first,
+                    message:
+                        "the header names the column \"\(fields[earlier].text)\" twice (columns \(earlier + 1) and \(position + 1))"
+                )
+            }
+        }
         header = fields.map(\.text)
     }
 

@@ -50,6 +50,14 @@ struct Importer {
                 throw ImportError(file: file, line: record.line, message: error.description)
             }
         }
+        for (position, column) in columns.enumerated() {
+            if let earlier = columns[..<position].firstIndex(where: { $0.name == column.name }) {
+                throw ImportError(
+                    file: file, line: record.line,
+                    message:
+                        "\"\(record.columns[earlier])\" and \"\(record.columns[position])\" name the same column")
+            }
+        }
         let table = String.quotedIdentifier(schema.name)
         guard !columns.isEmpty else {
             return Insert(sql: "INSERT INTO \(table) DEFAULT VALUES", columns: [])
@@ -59,9 +67,12 @@ struct Importer {
         return Insert(sql: "INSERT INTO \(table) (\(names)) VALUES (\(placeholders))", columns: columns)
     }
 
-    /// Text in a column declared as a number must read as one (SQLite would store it as text).
+    /// Text in a column declared as a number must read as one to SQLite, which would otherwise
+    /// store it as text. (Swift's `Double(_:)` also reads `nan`, `inf` and `0x1A`; SQLite does not.)
     private func check(_ value: SQLiteValue, for column: TableSchema.ColumnInfo, line: Int) throws {
-        guard column.affinity.holdsNumbers, case .text(let text) = value, Double(text) == nil else { return }
+        guard column.affinity.holdsNumbers, case .text(let text) = value,
+            SQLiteValue.numericAffinity(of: text) == nil
+        else { return }
         throw ImportError(
             file: file, line: line,
             message:

@@ -199,7 +199,9 @@ struct JSONRecordReader: RecordReader {
             guard digits() > 0 else { throw error("a number needs digits in its exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if !isReal, let integer = Int64(text) { return .integer(integer) }
+        // A whole number is what SQLite makes of it: an integer, or a real beyond Int64. A number
+        // written with a point or an exponent stays a real, so that 1.0 round-trips as a real.
+        if !isReal, let number = SQLiteValue.numericAffinity(of: text) { return number }
         guard let real = Double(text) else { throw error("\(text) is not a number") }
         return .real(real)
     }
@@ -260,35 +262,54 @@ struct JSONRecordReader: RecordReader {
         return value
     }
 
-    /// Skips a nested array or object, checking its syntax.
+    /// Skips a nested array or object, checking its syntax. Iterative, with the open arrays and
+    /// objects on a stack of its own, so that no depth of nesting can overflow the call stack.
     private mutating func skipNested() throws {
-        let closing = peek == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-        let isObject = closing == UInt8(ascii: "}")
-        index += 1
-        skipWhitespace()
-        if peek == closing {
-            index += 1
-            return
-        }
+        // For each open container: true for an object, false for an array.
+        var open: [Bool] = []
+        var atValue = true
         while true {
-            skipWhitespace()
-            if isObject {
-                guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
-                _ = try string()
-                skipWhitespace()
-                guard peek == UInt8(ascii: ":") else { throw error("expected \":\" after a key") }
-                index += 1
-                skipWhitespace()
+            if atValue {
+                if let byte = peek, byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    let isObject = byte == UInt8(ascii: "{")
+                    index += 1
+                    skipWhitespace()
+                    if peek == UInt8(ascii: isObject ? "}" : "]") {
+                        index += 1
+                    } else {
+                        open.append(isObject)
+                        if isObject { try key() }
+                        continue
+                    }
+                } else {
+                    _ = try value()
+                }
             }
-            _ = try value()
+            guard let isObject = open.last else { return }
             skipWhitespace()
             if peek == UInt8(ascii: ",") {
                 index += 1
+                skipWhitespace()
+                if isObject { try key() }
+                atValue = true
                 continue
             }
-            guard peek == closing else { throw error("expected \",\" or \"\(Character(Unicode.Scalar(closing)))\"") }
+            let closing: Unicode.Scalar = isObject ? "}" : "]"
+            guard peek == UInt8(ascii: closing) else { throw error("expected \",\" or \"\(closing)\"") }
             index += 1
-            return
+            open.removeLast()
+            atValue = false
         }
+    }
+
+    /// Reads an object's key and its colon, leaving `index` on the value.
+    private mutating func key() throws {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
+        _ = try string()
+        skipWhitespace()
+        guard peek == UInt8(ascii: ":") else { throw error("expected \":\" after a key") }
+        index += 1
+        skipWhitespace()
     }
 }

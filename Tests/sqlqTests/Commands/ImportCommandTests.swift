@@ -81,6 +81,34 @@ struct ImportCommandTests {
                 "bad.json", "[\n{\"name\": \"Ann\"},\n{\"name\": null}\n]",
                 "bad.json, line 3: NOT NULL constraint failed: people.name"
             ),
+            (
+                "bad.csv", "name,age,name\nAnn,3,Ben\n",
+                "bad.csv, line 1: the header names the column \"name\" twice (columns 1 and 3)"
+            ),
+            (
+                "bad.csv", "name,age,NAME\nAnn,3,Ben\n",
+                "bad.csv, line 1: the header names the column \"name\" twice (columns 1 and 3)"
+            ),
+            (
+                "bad.ndjson", "{\"name\": \"Ann\", \"Name\": \"Ben\"}\n",
+                "bad.ndjson, line 1: \"name\" and \"Name\" name the same column"
+            ),
+            (
+                "bad.csv", "name,age\nAnn,nan\n",
+                "bad.csv, line 2: column \"age\" (INTEGER) holds numbers, but 'nan' is not a number"
+            ),
+            (
+                "bad.csv", "name,age\nAnn,inf\n",
+                "bad.csv, line 2: column \"age\" (INTEGER) holds numbers, but 'inf' is not a number"
+            ),
+            (
+                "bad.csv", "name,age\nAnn,0x1A\n",
+                "bad.csv, line 2: column \"age\" (INTEGER) holds numbers, but '0x1A' is not a number"
+            ),
+            (
+                "bad.ndjson", "{\"name\": \"Ann\", \"age\": \"Infinity\"}\n",
+                "bad.ndjson, line 1: column \"age\" (INTEGER) holds numbers, but 'Infinity' is not a number"
+            ),
         ])
     func badRow(name: String, contents: String, message: String) throws {
         let database = try TestDatabase.with(Self.schema)
@@ -106,5 +134,44 @@ struct ImportCommandTests {
         #expect(missing.status == 1)
         #expect(missing.errors.contains("No such file or directory"))
         #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+
+    @Test("Bytes that are not UTF-8 are refused with their line and offset, not replaced")
+    func invalidUTF8() throws {
+        let database = try TestDatabase.with(Self.schema)
+        for (name, bytes) in [
+            ("latin1.csv", Array("name,age\nAnn,3\nJos".utf8) + [0xE9] + Array(",4\n".utf8)),
+            ("latin1.ndjson", Array("{\"name\": \"Ann\"}\n{\"name\": \"Jos".utf8) + [0xE9] + Array("\"}\n".utf8)),
+            ("overlong.csv", Array("name\nAnn\nA".utf8) + [0xC0, 0xAF] + Array("\n".utf8)),
+            ("surrogate.csv", Array("name\nAnn\nA".utf8) + [0xED, 0xA0, 0x80] + Array("\n".utf8)),
+        ] {
+            let file = database.directory.file(name)
+            try Data(bytes).write(to: file)
+            let result = try database.run(["import", "people", file.path])
+            #expect(result.status == 1, "\(name)")
+            let offset = bytes.firstIndex { $0 >= 0x80 }!
+            let line = 1 + bytes[..<offset].count { $0 == UInt8(ascii: "\n") }
+            #expect(
+                result.errors.hasPrefix(
+                    "Error: \(file.path), line \(line): not UTF-8 (byte \(offset + 1) of the file, 0x\(String(bytes[offset], radix: 16, uppercase: true)))"
+                ), "\(result.errors)")
+        }
+        #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+
+    @Test("JSON nested deeper than the stack allows is read without recursion, and an error names its line")
+    func deepJSON() throws {
+        let database = try TestDatabase.with(Self.schema)
+        let depth = 60_000
+        let unclosed = try database.directory.write(
+            "unclosed.json", "[\n{\"name\": \"Ann\",\n\"note\": " + String(repeating: "[", count: depth) + "}]")
+        let broken = try database.run(["import", "people", unclosed])
+        #expect(broken.status == 1)
+        #expect(broken.errors.hasPrefix("Error: \(unclosed), line 3: expected a value"))
+        let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        let closed = try database.directory.write("closed.ndjson", "{\"name\": \"Ann\", \"note\": \(nested)}\n")
+        let result = try database.run(["import", "people", closed])
+        #expect(result.status == 0)
+        #expect(try database.count("SELECT count(*) FROM people WHERE note = ?", [.text(nested)]) == 1)
     }
 }
