@@ -20,6 +20,10 @@ struct ImportCommand: ParsableCommand {
             Every row goes in one transaction: if one row is bad, the error names its line and \
             nothing is imported. The file must be UTF-8.
 
+            An unquoted CSV field X'00FF' is a blob, and in a column declared without a type an \
+            unquoted number is a number; quoted, both are text, as csv export writes them. A JSON \
+            object {"$base64": true, "encoded": "…"} is a blob, and 1e999 is infinity.
+
             Examples:
               sqlq import items new-items.csv --db app.sqlite
               sqlq import items export.json --db app.sqlite
@@ -65,6 +69,7 @@ struct ImportCommand: ParsableCommand {
             switch format {
             case .csv:
                 var reader = try CSVReader(bytes: bytes, file: name)
+                reader.readNumbers(inUntypedColumnsOf: importer.schema)
                 count = try importer.run(&reader, into: db, progress: progress)
             case .json, .ndjson:
                 var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)

@@ -4,13 +4,17 @@ import SQLite
 /// fields separated by commas; a field in double quotes may hold commas, line breaks and doubled
 /// quotes. Lines may end with CRLF or LF; a UTF-8 byte order mark is skipped.
 ///
-/// An empty field becomes NULL; a quoted empty field (`""`) is the empty string.
+/// A quoted field is always text. Unquoted, a field is read as csv export writes values that are
+/// not text: an empty field is NULL, `X'00FF'` a blob, and in a column declared without a type
+/// (see ``readNumbers(inUntypedColumnsOf:)``) a number is a number. Elsewhere an unquoted number
+/// stays text, which the column's affinity converts as SQLite does.
 struct CSVReader: RecordReader {
     private let bytes: [UInt8]
     private let file: String
     private var index = 0
     private var line = 1
     private var header: [String] = []
+    private var untyped: [Bool] = []
     private(set) var bytesRead = 0
 
     /// Reads the header line, which every file must have.
@@ -36,6 +40,19 @@ struct CSVReader: RecordReader {
             }
         }
         header = fields.map(\.text)
+        untyped = [Bool](repeating: false, count: header.count)
+    }
+
+    /// Reads unquoted numbers as numbers in the columns of `schema` declared without a type (or
+    /// as BLOB), where SQLite keeps text as text: there an exported `12` is the integer 12 and
+    /// `"12"` the text.
+    mutating func readNumbers(inUntypedColumnsOf schema: TableSchema) {
+        untyped = header.map { name in
+            let column =
+                schema.columns.first { $0.name == name }
+                ?? schema.columns.first { $0.name.lowercased() == name.lowercased() }
+            return column?.affinity == .blob
+        }
     }
 
     mutating func next() throws -> ImportRecord? {
@@ -46,10 +63,57 @@ struct CSVReader: RecordReader {
                 message:
                     "\(fields.count) field\(fields.count == 1 ? "" : "s"), but the header has \(header.count) columns")
         }
-        let values = fields.map { field -> SQLiteValue in
-            field.text.isEmpty && !field.quoted ? .null : .text(field.text)
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(fields.count)
+        for (position, field) in fields.enumerated() {
+            if field.quoted {
+                values.append(.text(field.text))
+            } else if field.text.isEmpty {
+                values.append(.null)
+            } else if let blob = Self.blob(field.text) {
+                values.append(blob)
+            } else if untyped[position], let number = Self.number(field.text) {
+                values.append(number)
+            } else {
+                values.append(.text(field.text))
+            }
         }
         return ImportRecord(line: start, columns: header, values: values)
+    }
+
+    /// The blob of a literal `X'…'` (or `x'…'`) with an even number of hexadecimal digits.
+    static func blob(_ text: String) -> SQLiteValue? {
+        let utf8 = text.utf8
+        guard utf8.count >= 3, utf8.first == UInt8(ascii: "X") || utf8.first == UInt8(ascii: "x"),
+            utf8.dropFirst().first == UInt8(ascii: "'"), utf8.last == UInt8(ascii: "'"), utf8.count % 2 == 1
+        else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((utf8.count - 3) / 2)
+        var high: UInt8?
+        for byte in utf8.dropFirst(2).dropLast() {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | digit)
+                high = nil
+            } else {
+                high = digit
+            }
+        }
+        return .blob(bytes)
+    }
+
+    /// An integer when the text is one, else a real when SQLite reads the text as a number
+    /// (`1.0` stays a real, `1e999` is infinity); nil for other text.
+    static func number(_ text: String) -> SQLiteValue? {
+        if let integer = Int64(text) { return .integer(integer) }
+        guard SQLiteValue.numericAffinity(of: text) != nil, let real = Double(text) else { return nil }
+        return .real(real)
     }
 
     private struct Field {

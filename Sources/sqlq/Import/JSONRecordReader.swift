@@ -1,10 +1,13 @@
+import FoundationEssentials
 import SQLite
 
 /// Reads rows from JSON: an array of objects (`json`) or one object per line (`ndjson`).
 ///
 /// Each object is a row whose keys name columns; keys may differ between objects (a missing key
-/// leaves the column's default). Strings become text, whole numbers integers, other numbers reals,
-/// `true` and `false` 1 and 0, `null` NULL, and a nested array or object its JSON text.
+/// leaves the column's default). Strings become text, whole numbers integers, other numbers reals
+/// (`1e999` is infinity), `true` and `false` 1 and 0, `null` NULL, an object
+/// `{"$base64": true, "encoded": "…"}` a blob (as json export writes blobs), and any other
+/// nested array or object its JSON text.
 struct JSONRecordReader: RecordReader {
     enum Layout {
         /// `[ {…}, {…} ]`
@@ -150,6 +153,7 @@ struct JSONRecordReader: RecordReader {
         case UInt8(ascii: "\""):
             return .text(try string())
         case UInt8(ascii: "{"), UInt8(ascii: "["):
+            if byte == UInt8(ascii: "{"), let blob = try base64Blob() { return blob }
             let start = index
             try skipNested()
             return .text(String(decoding: bytes[start..<index], as: UTF8.self))
@@ -260,6 +264,43 @@ struct JSONRecordReader: RecordReader {
         }
         index += 4
         return value
+    }
+
+    /// Reads `{"$base64": true, "encoded": "…"}`, in either order, as a blob; leaves any other
+    /// object unread and returns nil.
+    private mutating func base64Blob() throws -> SQLiteValue? {
+        let (start, startLine) = (index, line)
+        func restore() -> SQLiteValue? {
+            (index, line) = (start, startLine)
+            return nil
+        }
+        index += 1
+        var flagged = false
+        var encoded: String?
+        for position in 0..<2 {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "\"") else { return restore() }
+            let key = try string()
+            skipWhitespace()
+            guard peek == UInt8(ascii: ":") else { return restore() }
+            index += 1
+            skipWhitespace()
+            if key == "$base64", !flagged, peek == UInt8(ascii: "t") {
+                try word("true")
+                flagged = true
+            } else if key == "encoded", encoded == nil, peek == UInt8(ascii: "\"") {
+                encoded = try string()
+            } else {
+                return restore()
+            }
+            skipWhitespace()
+            guard peek == UInt8(ascii: position == 0 ? "," : "}") else { return restore() }
+            index += 1
+        }
+        guard let encoded, let data = Data(base64Encoded: encoded) else {
+            throw error("a {\"$base64\": true, \"encoded\": …} blob whose text is not base64")
+        }
+        return .blob([UInt8](data))
     }
 
     /// Skips a nested array or object, checking its syntax. Iterative, with the open arrays and

@@ -3,9 +3,10 @@ import SQLite
 
 /// JSON: an array of objects (`json`), or one object per line (`ndjson`).
 ///
-/// Keys follow the column order. Integers and reals are JSON numbers (a real that is not
-/// finite becomes `null`), text is a string, NULL is `null`, and a blob is
-/// `{"$base64": true, "encoded": "…"}`, as datasette writes it.
+/// Keys follow the column order. Integers and reals are JSON numbers (infinities are `1e999`
+/// and `-1e999`, which JSON parsers read back as infinities), text is a string, NULL is `null`,
+/// and a blob is `{"$base64": true, "encoded": "…"}`, as datasette writes it. `sqlq import`
+/// reads all of these back as they were.
 final class JSONWriter: RowWriter {
     private let output: OutputStream
     private let linePerRow: Bool
@@ -45,7 +46,10 @@ final class JSONWriter: RowWriter {
         switch value {
         case .null: return "null"
         case .integer(let integer): return String(integer)
-        case .real(let real): return real.isFinite ? String(real) : "null"
+        case .real(let real):
+            if real.isFinite { return String(real) }
+            // SQLite stores NaN as NULL, so no NaN comes out of a database.
+            return real.isNaN ? "null" : real < 0 ? "-1e999" : "1e999"
         case .text(let text): return string(text)
         case .blob(let bytes): return "{\"$base64\":true,\"encoded\":\"" + Data(bytes).base64EncodedString() + "\"}"
         }
