@@ -44,6 +44,14 @@ struct DeleteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        do {
+            try await delete()
+        } catch {
+            throw database.failure(error, outcome: "nothing was deleted") ?? error
+        }
+    }
+
+    private func delete() async throws {
         let connection = try database.open(.write, demoNote: "deleted rows are gone when sqlq exits.")
         let (table, filters) = (self.table, self.filters)
         let (tableName, filter) = try await connection.read { db -> (String, SQLExpression) in

@@ -61,21 +61,27 @@ struct ImportCommand: ParsableCommand {
                     "not UTF-8 (byte \(offset + 1) of the file, 0x\(hex.count == 1 ? "0" + hex : hex)); "
                     + "save the file as UTF-8 (it may be in Latin-1 or Windows-1252)")
         }
-        let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
         let progress = ProgressBar(total: bytes.count)
-        let (tableName, count) = try connection.write { db -> (String, Int) in
-            let importer = Importer(schema: try TableSchema(db, table: table), file: name)
-            var count: Int
-            switch format {
-            case .csv:
-                var reader = try CSVReader(bytes: bytes, file: name)
-                reader.readNumbers(inUntypedColumnsOf: importer.schema)
-                count = try importer.run(&reader, into: db, progress: progress)
-            case .json, .ndjson:
-                var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)
-                count = try importer.run(&reader, into: db, progress: progress)
+        let (tableName, count): (String, Int)
+        do {
+            let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
+            (tableName, count) = try connection.write { db -> (String, Int) in
+                let importer = Importer(schema: try TableSchema(db, table: table), file: name)
+                var count: Int
+                switch format {
+                case .csv:
+                    var reader = try CSVReader(bytes: bytes, file: name)
+                    reader.readNumbers(inUntypedColumnsOf: importer.schema)
+                    count = try importer.run(&reader, into: db, progress: progress)
+                case .json, .ndjson:
+                    var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)
+                    count = try importer.run(&reader, into: db, progress: progress)
+                }
+                return (importer.schema.name, count)
             }
-            return (importer.schema.name, count)
+        } catch {
+            progress.finish()
+            throw database.failure(error, outcome: "nothing was imported") ?? error
         }
         let output = OutputStream(fileDescriptor: 1)
         output.writeLine("Imported \(count == 1 ? "1 row" : "\(count) rows") into \"\(tableName)\" from \(name).")

@@ -27,6 +27,24 @@ struct MigrateCommand: ParsableCommand {
     var status = false
 
     func run() throws {
+        do {
+            try migrate()
+        } catch let error as MigrationError {
+            if case .failed(let cause) = error.reason,
+                let failure = database.failure(
+                    cause,
+                    outcome: "migration \"\(error.identifier ?? "")\" and those after it were not applied; "
+                        + "--status shows which were")
+            {
+                throw failure
+            }
+            throw error
+        } catch {
+            throw database.failure(error, outcome: status ? nil : "no migration was applied") ?? error
+        }
+    }
+
+    private func migrate() throws {
         guard let directory = dir ?? DemoDatabase.migrationsDirectory() else {
             throw CommandError.usage("no Migrations/ folder here; name the folder with --dir")
         }

@@ -31,7 +31,9 @@ struct Importer {
             }
             do {
                 try db.cachedStatement(insert.sql).execute(record.values)
-            } catch let error as SQLiteError {
+            } catch let error as SQLiteError where !DatabaseOptions.isDatabaseFailure(error) {
+                // A failure of the database itself (read-only, locked, full) propagates, to be
+                // reported with the database's name rather than this line's.
                 throw ImportError(file: file, line: record.line, message: error.message)
             }
             count += 1

@@ -5,7 +5,7 @@ import SQLite
     import Glibc
 #endif
 
-/// `--db PATH`, shared by every command.
+/// `--db PATH` and `--timeout SECONDS`, shared by every command.
 struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .long,
@@ -14,6 +14,27 @@ struct DatabaseOptions: ParsableArguments {
             valueName: "path"),
         completion: .file())
     var db: String?
+
+    /// A minute: long enough for another sqlq import or migration of a few million rows to
+    /// finish, short enough that a script stuck behind a process that never lets go fails
+    /// within a minute, with advice, rather than hanging.
+    static let defaultTimeout = 60.0
+
+    @Option(
+        help: ArgumentHelp(
+            "How long to wait for another process that is writing to the database, in seconds.",
+            valueName: "seconds"))
+    var timeout: Double = Self.defaultTimeout
+
+    /// SQLite takes the timeout in milliseconds, as a 32-bit integer: about 24 days.
+    static let maximumTimeout = Double(Int32.max / 1000)
+
+    func validate() throws {
+        guard timeout >= 0, timeout <= Self.maximumTimeout else {
+            throw ValidationError(
+                "--timeout takes a number of seconds from 0 to \(Int(Self.maximumTimeout)); \(timeout) is not one")
+        }
+    }
 
     /// How a command uses the database.
     enum Access {
@@ -55,6 +76,7 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
         var configuration = Database.Configuration()
+        configuration.busyTimeout = .seconds(timeout)
         if access == .read {
             configuration = .readOnly
         } else if access == .write {
@@ -62,4 +84,65 @@ struct DatabaseOptions: ParsableArguments {
         }
         return try DatabaseQueue(path: path, configuration: configuration)
     }
+
+    /// `error` as a failure of the database itself, named by its path with what to do, when it
+    /// is one (read-only, locked, full, damaged, an I/O error); nil when it is about the data
+    /// written, which the caller reports where that data came from.
+    ///
+    /// - Parameter outcome: What the failure means for the command, such as "nothing was imported".
+    func failure(_ error: any Error, outcome: String? = nil) -> CommandError? {
+        guard let error = error as? SQLiteError, Self.isDatabaseFailure(error) else { return nil }
+        // Other failures to open say so already, with the file's name.
+        if error.path != nil, error.code != ResultCode.busy, error.code != ResultCode.locked { return nil }
+        let name = "the database \"\(path ?? ":memory:")\""
+        let problem: String
+        switch error.code {
+        case ResultCode.busy, ResultCode.locked:
+            let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
+            problem =
+                "\(name) is locked: another process is writing to it, and it held the lock for longer than --timeout (\(seconds) s); "
+                + "try again once it is done, or wait longer with --timeout SECONDS"
+        case ResultCode.readOnly:
+            problem =
+                "cannot write to \(name): it is read-only (\(error.message)); "
+                + "this user needs write access to the file and to its folder, where SQLite keeps its journal"
+        case ResultCode.full:
+            problem = "cannot write to \(name): the disk is full; free some space and try again"
+        case ResultCode.corrupt, ResultCode.notADatabase:
+            problem =
+                "\(name) is damaged (\(error.message)); check it with sqlite3 and PRAGMA integrity_check, "
+                + "and restore it from a backup"
+        default:
+            problem = "\(name) failed: \(error.message) (SQLite error \(error.extendedCode))"
+        }
+        return .failure(outcome.map { problem + "\n  " + $0 } ?? problem)
+    }
+
+    /// Whether SQLite failed for a reason of the database or its file rather than of the SQL or
+    /// the values: constraint failures, type mismatches, oversized values and SQL errors are the
+    /// data's.
+    static func isDatabaseFailure(_ error: SQLiteError) -> Bool {
+        switch error.code {
+        case ResultCode.constraint, ResultCode.mismatch, ResultCode.tooBig, ResultCode.error, ResultCode.range,
+            ResultCode.misuse:
+            false
+        default: true
+        }
+    }
+}
+
+/// The primary result codes of sqlite3.h that tell a failure of the database from one of the data.
+private enum ResultCode {
+    static let error: Int32 = 1
+    static let busy: Int32 = 5
+    static let locked: Int32 = 6
+    static let readOnly: Int32 = 8
+    static let corrupt: Int32 = 11
+    static let full: Int32 = 13
+    static let tooBig: Int32 = 18
+    static let constraint: Int32 = 19
+    static let mismatch: Int32 = 20
+    static let misuse: Int32 = 21
+    static let range: Int32 = 25
+    static let notADatabase: Int32 = 26
 }

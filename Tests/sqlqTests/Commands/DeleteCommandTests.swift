@@ -65,4 +65,22 @@ struct DeleteCommandTests {
                 == "No rows of \"items\" match; nothing deleted.\n")
         #expect(try database.count("SELECT count(*) FROM items") == total)
     }
+
+    @Test("A database locked by another writer for longer than --timeout is named, and nothing is deleted")
+    func locked() throws {
+        let database = try TestDatabase.with("CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2);")
+        let holder = try LockHolder(database.path)
+        let result = try ChildProcess([
+            "delete", "t", "--where", "id = 1", "--yes", "--timeout", "0", "--db", database.path,
+        ])
+        .wait()
+        try holder.release()
+        #expect(result.status == 1)
+        #expect(
+            result.errors.contains(
+                "Error: the database \"\(database.path)\" is locked: another process is writing to it, and it held the lock for longer than --timeout (0 s)"
+            ), "\(result.errors)")
+        #expect(result.errors.hasSuffix("  nothing was deleted\n"))
+        #expect(try database.count("SELECT count(*) FROM t") == 2)
+    }
 }

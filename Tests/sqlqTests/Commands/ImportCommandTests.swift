@@ -174,4 +174,48 @@ struct ImportCommandTests {
         #expect(result.status == 0)
         #expect(try database.count("SELECT count(*) FROM people WHERE note = ?", [.text(nested)]) == 1)
     }
+
+    @Test("A database that cannot be written is named in the error, not a line of the input")
+    func readOnlyDatabase() throws {
+        let database = try TestDatabase.with(Self.schema)
+        let file = try database.directory.write("people.csv", "name,age\nAnn,3\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: database.path)
+        // Root writes whatever the permissions say, so as root the import runs as nobody.
+        let command = [Executable.url.path, "import", "people", file, "--db", database.path]
+        let result =
+            getuid() == 0
+            ? try ChildProcess(
+                ["--reuid=65534", "--regid=65534", "--clear-groups"] + command,
+                executable: URL(fileURLWithPath: "/usr/bin/setpriv")
+            ).wait()
+            : try ChildProcess(Array(command.dropFirst())).wait()
+        #expect(result.status == 1)
+        #expect(
+            result.errors.hasPrefix("Error: cannot write to the database \"\(database.path)\": it is read-only"),
+            "\(result.errors)")
+        #expect(!result.errors.contains("line"))
+        #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+
+    @Test("--timeout is a number of seconds; a writer that holds the lock longer is named with advice")
+    func lockTimeout() throws {
+        let database = try TestDatabase.with(Self.schema)
+        let file = try database.directory.write("people.csv", "name,age\nAnn,3\n")
+        for bad in ["-1", "soon", "nan", "inf", "1e300"] {
+            let result = try database.run(["import", "people", file, "--timeout", bad])
+            #expect(result.status == 2, "--timeout \(bad)")
+            #expect(result.errors.contains("--timeout"), "\(result.errors)")
+        }
+        let holder = try LockHolder(database.path)
+        let result = try ChildProcess(["import", "people", file, "--timeout", "0.2", "--db", database.path]).wait()
+        try holder.release()
+        #expect(result.status == 1)
+        #expect(
+            result.errors.hasPrefix(
+                "Error: the database \"\(database.path)\" is locked: another process is writing to it, and it held the lock for longer than --timeout (0.2 s)"
+            ), "\(result.errors)")
+        #expect(result.errors.contains("try again once it is done, or wait longer with --timeout SECONDS"))
+        #expect(try database.count("SELECT count(*) FROM people") == 1)
+        #expect(try database.run(["import", "people", file, "--timeout", "0.2"]).status == 0)
+    }
 }

@@ -66,4 +66,22 @@ struct MigrateCommandTests {
         #expect(noFolder.status == 1)
         #expect(noFolder.errors.contains("cannot list the folder"))
     }
+
+    @Test("A database locked by another writer for longer than --timeout is named, with advice")
+    func locked() throws {
+        let directory = try TemporaryDirectory()
+        let migrations = directory.file("migrations")
+        try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+        _ = try directory.write("migrations/0001_create.sql", "CREATE TABLE t(id INTEGER PRIMARY KEY);")
+        let path = directory.file("app.sqlite").path
+        let holder = try LockHolder(path)
+        let result = try ChildProcess(["migrate", "--db", path, "--dir", migrations.path, "--timeout", "0.1"]).wait()
+        try holder.release()
+        #expect(result.status == 1)
+        #expect(
+            result.errors.hasPrefix(
+                "Error: the database \"\(path)\" is locked: another process is writing to it, and it held the lock for longer than --timeout (0.1 s)"
+            ), "\(result.errors)")
+        #expect(try Executable.run(["migrate", "--db", path, "--dir", migrations.path]).status == 0)
+    }
 }

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A `sqlite3` shell in another process that holds a database's write lock (`BEGIN IMMEDIATE`)
+/// until ``release()``.
+final class LockHolder {
+    private let process = Process()
+    private let input = Pipe()
+
+    /// Returns once the lock is held.
+    init(_ path: String) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        // The shell answers the SELECT once BEGIN IMMEDIATE has taken the lock; an empty read
+        // means it exited without taking it.
+        guard !output.fileHandleForReading.availableData.isEmpty else {
+            throw ChildProcessError(description: "sqlite3 could not lock \(path)")
+        }
+    }
+
+    /// Ends the shell's input, so that it rolls back and exits, and waits for it.
+    func release() throws {
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
