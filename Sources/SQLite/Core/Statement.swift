@@ -143,19 +143,48 @@ public final class Statement {
         case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
         case .real(let double): code = sqlite3_bind_double(handle, index, double)
         case .text(var text):
-            code = text.withUTF8 { bytes in
-                // An empty buffer may have no base address, and SQLite binds a NULL pointer as NULL.
-                guard let base = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-                return sqlite3_bind_text(handle, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
-            }
+            try text.withUTF8 { try bind(text: $0, at: index) }
+            return
         case .blob(let bytes):
-            code = bytes.withUnsafeBytes { raw in
-                sqlite3_bind_blob(
-                    handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
-                    SQLITE_TRANSIENT)
-            }
+            try bytes.withUnsafeBytes { try bind(blob: $0, at: index) }
+            return
         }
         if code != SQLITE_OK { throw currentError(code) }
+    }
+
+    /// Binds UTF-8 text. The 64-bit call lets SQLite compare any length with its limit and
+    /// answer `SQLITE_TOOBIG`, where a 32-bit length could not even represent 2 GiB.
+    @inlinable
+    func bind(text bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        // An empty buffer may have no base address, and SQLite binds a NULL pointer as NULL.
+        let code =
+            if let base = bytes.baseAddress {
+                sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+            } else {
+                sqlite3_bind_text(handle, index, "", 0, nil)
+            }
+        if code != SQLITE_OK { throw bindError(code, at: index, byteCount: bytes.count) }
+    }
+
+    /// Binds bytes as a blob; see ``bind(text:at:)`` for why the 64-bit call.
+    @inlinable
+    func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        // A NULL pointer would bind NULL; any non-NULL pointer with a zero length binds an empty blob.
+        let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+        let code = sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), SQLITE_TRANSIENT)
+        if code != SQLITE_OK { throw bindError(code, at: index, byteCount: bytes.count) }
+    }
+
+    @usableFromInline
+    func bindError(_ code: Int32, at index: Int32, byteCount: Int) -> SQLiteError {
+        var error = currentError(code)
+        if code == SQLITE_TOOBIG, let connection = sqlite3_db_handle(handle) {
+            let limit = sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, -1)
+            error.message +=
+                ": parameter \(index) is \(byteCount) bytes, and the connection's limit for a text or blob is"
+                + " \(limit) bytes (SQLITE_LIMIT_LENGTH)"
+        }
+        return error
     }
 
     // MARK: Running
@@ -195,13 +224,14 @@ public final class Statement {
     /// The value of column `index` of the current row.
     @inlinable
     public func value(at index: Int) -> SQLiteValue {
-        SQLiteValue(sqliteStatement: handle, column: Int32(index))
+        // SQLite reads a column out of range as NULL; clamping keeps a huge index out of range.
+        SQLiteValue(sqliteStatement: handle, column: Int32(clamping: index))
     }
 
     /// True when column `index` of the current row is NULL.
     @inlinable
     public func isNull(at index: Int) -> Bool {
-        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+        sqlite3_column_type(handle, Int32(clamping: index)) == SQLITE_NULL
     }
 
     @usableFromInline
