@@ -22,8 +22,15 @@ public final class Statement {
     let sqlUTF8: [UInt8]
     /// How many `?`, `?NNN`, `:name`, `@name` or `$name` parameters the statement takes.
     public let parameterCount: Int
+    // Unchecked: read for every row fetched, and one thread uses a statement at a time.
     /// How many columns each row has.
-    public let columnCount: Int
+    ///
+    /// SQLite prepares a statement again by itself when the schema changed since it last ran,
+    /// for example when another connection added a column to the table of a `SELECT *`. The
+    /// column count and names follow from the first step of that run on.
+    @exclusivity(unchecked) public private(set) var columnCount: Int
+    /// The names of the result columns, in order.
+    public private(set) var columnNames: [String]
     /// Advances on every step, so a ``Row`` that reads from this statement can tell whether it
     /// still points at its own row. Kept behind a pointer because it is read for every column
     /// decoded, and a class's stored `var` pays a dynamic exclusivity check on each access.
@@ -38,11 +45,17 @@ public final class Statement {
     /// indexes once per statement.
     var decodingPlans: [ObjectIdentifier: RowDecodingPlan] = [:]
 
-    /// The tables and columns the statement reads, recorded when it was prepared.
-    public let readRegion: DatabaseRegion
+    /// The tables and columns the statement reads, recorded when it was prepared, and again
+    /// when SQLite prepared it again with other columns.
+    public private(set) var readRegion: DatabaseRegion
     /// The tables the statement inserts into, updates or deletes from (lowercased).
     public let writtenTables: Set<String>
     @usableFromInline let tracker: ChangeTracker
+    /// True when the next step starts a run: only then can SQLite have prepared the statement
+    /// again, so only then is it worth asking.
+    @usableFromInline @exclusivity(unchecked) var startsRun = true
+    /// SQLite's count of the times it prepared the statement again, when the columns were read.
+    private var knownReprepareCount: Int32 = 0
 
     init(
         sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
@@ -55,7 +68,7 @@ public final class Statement {
         self.writtenTables = writtenTables
         self.tracker = tracker
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
-        self.columnCount = Int(sqlite3_column_count(handle))
+        (columnCount, columnNames) = Self.columns(of: handle)
         generationPointer = .allocate(capacity: 1)
         generationPointer.initialize(to: 0)
     }
@@ -65,19 +78,23 @@ public final class Statement {
         generationPointer.deallocate()
     }
 
-    /// The names of the result columns, in order.
-    public private(set) lazy var columnNames: [String] = (0..<columnCount).map {
-        String(cString: sqlite3_column_name(handle, Int32($0)))
+    private static func columns(of handle: OpaquePointer) -> (count: Int, names: [String]) {
+        let count = sqlite3_column_count(handle)
+        return (Int(count), (0..<count).map { String(cString: sqlite3_column_name(handle, $0)) })
     }
 
+    private var storedColumnIndexes: [String: Int]?
+
     /// Column name → index; the first column wins when names repeat, as in SQLite itself.
-    private(set) lazy var columnIndexes: [String: Int] = {
+    var columnIndexes: [String: Int] {
+        if let storedColumnIndexes { return storedColumnIndexes }
         var indexes: [String: Int] = [:]
         for (index, name) in columnNames.enumerated() where indexes[name] == nil {
             indexes[name] = index
         }
+        storedColumnIndexes = indexes
         return indexes
-    }()
+    }
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
     public func columnIndex(named name: String) -> Int? {
@@ -196,7 +213,10 @@ public final class Statement {
         if tracking && !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
+        if startsRun { runDidStart() }
         if code == SQLITE_ROW { return true }
+        // Stepping again, reset or not, starts a new run.
+        startsRun = true
         if tracking { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
         if code == SQLITE_DONE { return false }
         throw currentError(code)
@@ -207,8 +227,40 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         generationPointer.pointee &+= 1
+        startsRun = true
         // A statement with RETURNING commits when it is reset, not when its last row is read.
         if tracker.isActive { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
+    }
+
+    /// Called on the first step of a run, after SQLite has prepared the statement again if the
+    /// schema changed.
+    @usableFromInline
+    func runDidStart() {
+        startsRun = false
+        let reprepareCount = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        guard reprepareCount != knownReprepareCount else { return }
+        knownReprepareCount = reprepareCount
+        // SQLite also prepares statements again when nothing they read changed (a new authorizer
+        // expires them all), so only columns that really changed cost more work.
+        let (count, names) = Self.columns(of: handle)
+        guard names != columnNames else { return }
+        columnCount = count
+        columnNames = names
+        storedColumnIndexes = nil
+        for plan in decodingPlans.values { plan.reset() }
+        if let region = Self.readRegion(of: sql, connection: sqlite3_db_handle(handle)) { readRegion = region }
+    }
+
+    /// What `sql` reads now, recorded by preparing it once more; nil when it does not prepare.
+    private static func readRegion(of sql: String, connection: OpaquePointer?) -> DatabaseRegion? {
+        guard let connection else { return nil }
+        let recorder = RegionRecorder(disablesTruncateOptimization: false)
+        var copy: OpaquePointer?
+        let code = recorder.record(on: connection) {
+            sql.withCString { sqlite3_prepare_v2(connection, $0, -1, &copy, nil) }
+        }
+        sqlite3_finalize(copy)
+        return code == SQLITE_OK ? recorder.readRegion : nil
     }
 
     /// Runs the statement to completion with these arguments, discarding any rows.
