@@ -91,9 +91,7 @@ public final class Database {
             if configuration.foreignKeys {
                 try execute("PRAGMA foreign_keys = ON")
             }
-            // Opening is lazy in SQLite: read the schema now so that a file that is not a
-            // database fails here, naming the file, rather than on some later query.
-            _ = try fetchOne(Int.self, "SELECT count(*) FROM sqlite_master")
+            try readSchema()
         } catch var error as SQLiteError {
             error.path = path
             statementCache.removeAll()
@@ -105,6 +103,35 @@ public final class Database {
     /// Opens a private in-memory database.
     public convenience init(configuration: Configuration = Configuration()) throws {
         try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    /// Reads the schema. Opening is lazy in SQLite: reading now makes a file that is not a
+    /// database fail here, naming the file, rather than on some later query.
+    ///
+    /// A write that was interrupted (a crash, a kill) in rollback-journal mode leaves a hot
+    /// journal, which must be rolled back before anyone reads, and a read-only connection
+    /// cannot do that. So a read-only connection that meets one opens the file once with write
+    /// access, which rolls the journal back, and reads again.
+    private func readSchema() throws {
+        let sql = "SELECT count(*) FROM sqlite_master"
+        do {
+            _ = try fetchOne(Int.self, sql)
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.readOnlyRollback {
+            guard configuration.readOnly else { throw error }
+            var writable = configuration
+            writable.readOnly = false
+            writable.create = false
+            do {
+                _ = try Database(path: path, configuration: writable)
+            } catch let rollbackError as SQLiteError {
+                var error = error
+                if rollbackError.extendedCode != SQLiteError.readOnlyRollback {
+                    error.message += " (opening it with write access to roll back failed: \(rollbackError.message))"
+                }
+                throw error
+            }
+            _ = try fetchOne(Int.self, sql)
+        }
     }
 
     deinit {

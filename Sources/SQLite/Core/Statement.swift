@@ -293,14 +293,37 @@ public final class Statement {
 }
 
 extension SQLiteError {
-    /// Reads the connection's current message and extended code.
+    /// Reads the connection's current message and extended code. Errors about the database
+    /// file (corrupt, not a database, I/O, locked, read-only…) name the file.
     init(connection: OpaquePointer?, code: Int32, sql: String?) {
-        let message =
+        var message =
             connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
-        self.init(code: code & 0xFF, extendedCode: extended, message: message, sql: sql)
+        if extended == Self.readOnlyRollback { message += ": " + Self.hotJournalExplanation }
+        var path: String?
+        if let connection, Self.fileErrorCodes.contains(code & 0xFF),
+            let name = sqlite3_db_filename(connection, "main"),
+            name.pointee != 0
+        {
+            path = String(cString: name)
+        }
+        self.init(code: code & 0xFF, extendedCode: extended, message: message, sql: sql, path: path)
     }
+
+    /// `SQLITE_READONLY_ROLLBACK`, which Swift does not import.
+    static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
+
+    static let hotJournalExplanation =
+        "an interrupted write left a hot journal (the -journal file next to the database) that must be rolled back"
+        + " before the database can be read, and this connection has no write access to the file and its folder"
+        + " to do it. Open the database once with write access (as a user who may write it, or without a read-only"
+        + " mode), which rolls the journal back; then read-only opens work again"
+
+    private static let fileErrorCodes: Set<Int32> = [
+        SQLITE_PERM, SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
+        SQLITE_PROTOCOL, SQLITE_NOTADB,
+    ]
 }
 
 /// SQLite's `SQLITE_TRANSIENT`, a macro that Swift cannot import: it tells SQLite to copy the bytes.
