@@ -36,15 +36,32 @@ public final class DatabasePool: DatabaseWriter {
         self.path = path
         self.configuration = configuration
         writer = try Database(path: path, configuration: configuration)
-        let mode = try writer.fetchOne(String.self, "PRAGMA journal_mode = WAL")
-        guard mode?.lowercased() == "wal" else {
-            throw SQLiteError(
-                code: SQLITE_ERROR,
-                message: "could not switch the database to WAL mode (journal_mode is \(mode ?? "unknown"))", path: path)
-        }
+        try Self.switchToWAL(writer)
         try writer.execute("PRAGMA synchronous = NORMAL")
         writerQueue = ConnectionQueue(label: "SQLite.DatabasePool.writer")
         readerSlots = DispatchSemaphore(value: maximumReaderCount)
+    }
+
+    private static func switchToWAL(_ writer: Database) throws {
+        let sql = "PRAGMA journal_mode = WAL"
+        let why =
+            "a DatabasePool needs the database in WAL mode, and switching to WAL needs write access to the file and to"
+            + " its folder (for the -wal and -shm files); to only read this database, use a DatabaseQueue opened with"
+            + " the .readOnly configuration"
+        let mode: String?
+        do {
+            mode = try writer.fetchOne(String.self, sql)
+        } catch var error as SQLiteError {
+            error.message += ": " + why
+            error.path = writer.path
+            throw error
+        }
+        guard mode?.lowercased() == "wal" else {
+            throw SQLiteError(
+                code: SQLITE_ERROR,
+                message: "could not switch the database to WAL mode (journal_mode is \(mode ?? "unknown")): " + why,
+                sql: sql, path: writer.path)
+        }
     }
 
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

@@ -91,9 +91,7 @@ public final class Database {
             if configuration.foreignKeys {
                 try execute("PRAGMA foreign_keys = ON")
             }
-            // Opening is lazy in SQLite: read the schema now so that a file that is not a
-            // database fails here, naming the file, rather than on some later query.
-            _ = try fetchOne(Int.self, "SELECT count(*) FROM sqlite_master")
+            try readSchema()
         } catch var error as SQLiteError {
             error.path = path
             statementCache.removeAll()
@@ -105,6 +103,35 @@ public final class Database {
     /// Opens a private in-memory database.
     public convenience init(configuration: Configuration = Configuration()) throws {
         try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    /// Reads the schema. Opening is lazy in SQLite: reading now makes a file that is not a
+    /// database fail here, naming the file, rather than on some later query.
+    ///
+    /// A write that was interrupted (a crash, a kill) in rollback-journal mode leaves a hot
+    /// journal, which must be rolled back before anyone reads, and a read-only connection
+    /// cannot do that. So a read-only connection that meets one opens the file once with write
+    /// access, which rolls the journal back, and reads again.
+    private func readSchema() throws {
+        let sql = "SELECT count(*) FROM sqlite_master"
+        do {
+            _ = try fetchOne(Int.self, sql)
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.readOnlyRollback {
+            guard configuration.readOnly else { throw error }
+            var writable = configuration
+            writable.readOnly = false
+            writable.create = false
+            do {
+                _ = try Database(path: path, configuration: writable)
+            } catch let rollbackError as SQLiteError {
+                var error = error
+                if rollbackError.extendedCode != SQLiteError.readOnlyRollback {
+                    error.message += " (opening it with write access to roll back failed: \(rollbackError.message))"
+                }
+                throw error
+            }
+            _ = try fetchOne(Int.self, sql)
+        }
     }
 
     deinit {
@@ -142,27 +169,43 @@ public final class Database {
     ///
     /// Wrap the call in ``transaction(_:_:)`` to apply all or nothing.
     public func executeScript(_ sql: String) throws {
-        var utf8 = Array(sql.utf8CString)
-        try utf8.withUnsafeMutableBufferPointer { buffer in
-            guard var cursor = UnsafePointer(buffer.baseAddress) else { return }
-            let end = cursor + buffer.count - 1
+        try Self.withSQLText(sql) { text, count in
+            var cursor = text
+            let end = text + count
             while cursor < end {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle, cursor, Int32(end - cursor), &statementHandle, &tail)
-                let text = String(
+                let code = sqlite3_prepare_v2(handle, cursor, -1, &statementHandle, &tail)
+                let statementText = String(
                     decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor), as: UTF8.self
                 ).trimmingCharacters(in: .whitespacesAndNewlines)
-                guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: text) }
+                guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: statementText) }
                 guard let statementHandle else { break }  // only whitespace or comments were left
                 let statement = Statement(
-                    sql: text, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [],
+                    sql: statementText, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [],
                     tracker: tracker)
                 while try statement.step() {}
                 guard let tail else { break }
                 cursor = tail
             }
         }
+    }
+
+    /// Hands `sql` to `prepare` as a NUL-terminated C string and its length in bytes. All SQL
+    /// reaches `sqlite3_prepare` through here: SQLite stops reading at a NUL byte, so SQL that
+    /// holds one is refused, rather than run with everything after the NUL silently dropped.
+    private static func withSQLText<T>(
+        _ sql: String, _ prepare: (UnsafePointer<CChar>, Int) throws -> T
+    ) throws -> T {
+        if let nul = sql.utf8.firstIndex(of: 0) {
+            let offset = sql.utf8.distance(from: sql.utf8.startIndex, to: nul)
+            throw SQLiteError(
+                code: SQLITE_MISUSE,
+                message:
+                    "the SQL holds a NUL byte (at byte \(offset)); SQLite would ignore everything after it, so nothing ran",
+                sql: sql)
+        }
+        return try sql.withCString { try prepare($0, sql.utf8.count) }
     }
 
     /// The rowid of the most recent successful INSERT on this connection.
@@ -189,9 +232,9 @@ public final class Database {
         var statementHandle: OpaquePointer?
         var tail: UnsafePointer<CChar>?
         let recorder = RegionRecorder(disablesTruncateOptimization: isTrackingChanges)
-        let code = recorder.record(on: handle) {
-            sql.withCString {
-                sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail)
+        let code = try Self.withSQLText(sql) { text, _ in
+            recorder.record(on: handle) {
+                sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail)
             }
         }
         guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }

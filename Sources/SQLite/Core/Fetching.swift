@@ -173,13 +173,16 @@ extension Statement {
     @inlinable @inline(__always)
     func fetchAllBound<T>(decode: (Row) throws -> T) throws -> [T] {
         defer { reset() }
-        var result: [T] = []
+        // The row is made after the first step, which may have found the statement prepared
+        // again with other columns.
+        guard try step() else { return [] }
         var row = Row(statement: self)
-        while try step() {
-            row.advance()
+        var result: [T] = []
+        while true {
             result.append(try decode(row))
+            guard try step() else { return result }
+            row.advance()
         }
-        return result
     }
 
     /// ``fetchOne(_:_:decode:)`` with the arguments already bound.

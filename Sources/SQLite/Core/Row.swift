@@ -132,17 +132,24 @@ public struct Row {
 
     /// The value at `index`, converted to `T`.
     ///
-    /// Throws ``RowDecodingError`` when the value is NULL and `T` is not optional, or when it
-    /// has a type `T` cannot represent.
+    /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
+    /// and `T` is not optional, or when it has a type `T` cannot represent.
     @inlinable
     public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
         @inline(__always) get throws {
             if let handle, let generationPointer {
                 checkCurrent(generationPointer)
-                precondition(index >= 0 && index < liveColumnCount, "column index \(index) out of range")
+                // One unsigned comparison rejects negative indexes too.
+                guard UInt(bitPattern: index) < UInt(bitPattern: liveColumnCount) else {
+                    throw indexOutOfRange(T.self, index: index)
+                }
                 if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
-            } else if let decoded = T(sqliteValue: ownedValues[index]) {
-                return decoded
+            } else {
+                let values = ownedValues
+                guard UInt(bitPattern: index) < UInt(bitPattern: values.count) else {
+                    throw indexOutOfRange(T.self, index: index)
+                }
+                if let decoded = T(sqliteValue: values[index]) { return decoded }
             }
             throw decodingError(T.self, index: index, value: value(at: index))
         }
@@ -169,8 +176,16 @@ public struct Row {
     @usableFromInline
     func decodingError(_ type: Any.Type, index: Int, value: SQLiteValue) -> RowDecodingError {
         RowDecodingError(
-            column: index < count ? columnNames[index] : "#\(index)", index: index, expectedType: "\(type)",
-            reason: value.isNull ? .unexpectedNull : .typeMismatch(found: value), sql: sql)
+            column: index >= 0 && index < count ? columnNames[index] : "#\(index)", index: index,
+            expectedType: "\(type)", reason: value.isNull ? .unexpectedNull : .typeMismatch(found: value), sql: sql)
+    }
+
+    // Kept out of line, so the subscript stays small.
+    @usableFromInline @inline(never)
+    func indexOutOfRange(_ type: Any.Type, index: Int) -> RowDecodingError {
+        RowDecodingError(
+            column: "#\(index)", index: index, expectedType: "\(type)", reason: .indexOutOfRange(columnCount: count),
+            sql: sql)
     }
 }
 

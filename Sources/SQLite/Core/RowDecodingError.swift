@@ -11,8 +11,10 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         case unexpectedNull
         /// The column holds a value the type cannot represent.
         case typeMismatch(found: SQLiteValue)
-        /// No column has that name (or index).
+        /// No column has that name.
         case columnNotFound(available: [String])
+        /// The index is negative, or not less than the number of columns.
+        case indexOutOfRange(columnCount: Int)
         /// Anything else, such as a nested container the row cannot provide.
         case other(String)
     }
@@ -42,11 +44,11 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         text += " as \(expectedType): "
         switch reason {
         case .unexpectedNull: text += "found NULL"
-        case .typeMismatch(let found):
-            let shown = found.description
-            text += "found \(found.storageClass) \(shown.count > 60 ? String(shown.prefix(57)) + "..." : shown)"
+        case .typeMismatch(let found): text += "found \(found.storageClass) \(found.abbreviatedDescription)"
         case .columnNotFound(let available):
             text += "no such column; the row has " + available.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .indexOutOfRange(let columnCount):
+            text += "index out of range: the row has \(columnCount) column\(columnCount == 1 ? "" : "s")"
         case .other(let message): text += message
         }
         if let sql { text += "\n  SQL: \(sql)" }

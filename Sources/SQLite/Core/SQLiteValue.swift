@@ -1,5 +1,4 @@
 import CSQLite
-import Foundation
 
 /// A value stored in, or bound to, SQLite: one of its five storage classes.
 ///
@@ -101,13 +100,52 @@ extension SQLiteValue: CustomStringConvertible {
         case .null: return "NULL"
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
-        case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let bytes):
-            let hex = bytes.map { byte in
-                let digits = String(byte, radix: 16, uppercase: true)
-                return digits.count == 1 ? "0" + digits : digits
-            }
-            return "X'" + hex.joined() + "'"
+        case .text(let value): return Self.textLiteral(value.utf8)
+        case .blob(let bytes): return Self.blobLiteral(bytes[...])
         }
+    }
+
+    /// ``description``, cut for messages: a long text or blob shows its size and its start,
+    /// and only that start is rendered, so describing a value of any size costs the same.
+    var abbreviatedDescription: String {
+        let shownTextBytes = 60
+        let shownBlobBytes = 24
+        switch self {
+        case .text(let value) where value.utf8.count > shownTextBytes:
+            // Cut between Unicode scalars, which keeps the start valid UTF-8.
+            let start = Substring(value.unicodeScalars.prefix(shownTextBytes / 2))
+            return "of \(value.utf8.count) bytes: " + String(Self.textLiteral(start.utf8).dropLast()) + "..."
+        case .blob(let bytes) where bytes.count > shownBlobBytes:
+            return "of \(bytes.count) bytes: " + String(Self.blobLiteral(bytes.prefix(shownBlobBytes)).dropLast())
+                + "..."
+        default:
+            return description
+        }
+    }
+
+    /// `'text'`, with each quote doubled. Quotes are found among the UTF-8 bytes: a quote
+    /// followed by a combining mark is one `Character` in Swift, yet a quote to SQL.
+    private static func textLiteral(_ text: some Collection<UInt8>) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "'")]
+        bytes.reserveCapacity(text.count + 2)
+        for byte in text {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "'") { bytes.append(byte) }
+        }
+        bytes.append(UInt8(ascii: "'"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `X'0A1B'`.
+    private static func blobLiteral(_ blob: ArraySlice<UInt8>) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var bytes = Array("X'".utf8)
+        bytes.reserveCapacity(blob.count * 2 + 3)
+        for byte in blob {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: "'"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -22,8 +22,15 @@ public final class Statement {
     let sqlUTF8: [UInt8]
     /// How many `?`, `?NNN`, `:name`, `@name` or `$name` parameters the statement takes.
     public let parameterCount: Int
+    // Unchecked: read for every row fetched, and one thread uses a statement at a time.
     /// How many columns each row has.
-    public let columnCount: Int
+    ///
+    /// SQLite prepares a statement again by itself when the schema changed since it last ran,
+    /// for example when another connection added a column to the table of a `SELECT *`. The
+    /// column count and names follow from the first step of that run on.
+    @exclusivity(unchecked) public private(set) var columnCount: Int
+    /// The names of the result columns, in order.
+    public private(set) var columnNames: [String]
     /// Advances on every step, so a ``Row`` that reads from this statement can tell whether it
     /// still points at its own row. Kept behind a pointer because it is read for every column
     /// decoded, and a class's stored `var` pays a dynamic exclusivity check on each access.
@@ -38,11 +45,17 @@ public final class Statement {
     /// indexes once per statement.
     var decodingPlans: [ObjectIdentifier: RowDecodingPlan] = [:]
 
-    /// The tables and columns the statement reads, recorded when it was prepared.
-    public let readRegion: DatabaseRegion
+    /// The tables and columns the statement reads, recorded when it was prepared, and again
+    /// when SQLite prepared it again with other columns.
+    public private(set) var readRegion: DatabaseRegion
     /// The tables the statement inserts into, updates or deletes from (lowercased).
     public let writtenTables: Set<String>
     @usableFromInline let tracker: ChangeTracker
+    /// True when the next step starts a run: only then can SQLite have prepared the statement
+    /// again, so only then is it worth asking.
+    @usableFromInline @exclusivity(unchecked) var startsRun = true
+    /// SQLite's count of the times it prepared the statement again, when the columns were read.
+    private var knownReprepareCount: Int32 = 0
 
     init(
         sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
@@ -55,7 +68,7 @@ public final class Statement {
         self.writtenTables = writtenTables
         self.tracker = tracker
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
-        self.columnCount = Int(sqlite3_column_count(handle))
+        (columnCount, columnNames) = Self.columns(of: handle)
         generationPointer = .allocate(capacity: 1)
         generationPointer.initialize(to: 0)
     }
@@ -65,19 +78,23 @@ public final class Statement {
         generationPointer.deallocate()
     }
 
-    /// The names of the result columns, in order.
-    public private(set) lazy var columnNames: [String] = (0..<columnCount).map {
-        String(cString: sqlite3_column_name(handle, Int32($0)))
+    private static func columns(of handle: OpaquePointer) -> (count: Int, names: [String]) {
+        let count = sqlite3_column_count(handle)
+        return (Int(count), (0..<count).map { String(cString: sqlite3_column_name(handle, $0)) })
     }
 
+    private var storedColumnIndexes: [String: Int]?
+
     /// Column name → index; the first column wins when names repeat, as in SQLite itself.
-    private(set) lazy var columnIndexes: [String: Int] = {
+    var columnIndexes: [String: Int] {
+        if let storedColumnIndexes { return storedColumnIndexes }
         var indexes: [String: Int] = [:]
         for (index, name) in columnNames.enumerated() where indexes[name] == nil {
             indexes[name] = index
         }
+        storedColumnIndexes = indexes
         return indexes
-    }()
+    }
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
     public func columnIndex(named name: String) -> Int? {
@@ -143,19 +160,48 @@ public final class Statement {
         case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
         case .real(let double): code = sqlite3_bind_double(handle, index, double)
         case .text(var text):
-            code = text.withUTF8 { bytes in
-                // An empty buffer may have no base address, and SQLite binds a NULL pointer as NULL.
-                guard let base = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-                return sqlite3_bind_text(handle, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
-            }
+            try text.withUTF8 { try bind(text: $0, at: index) }
+            return
         case .blob(let bytes):
-            code = bytes.withUnsafeBytes { raw in
-                sqlite3_bind_blob(
-                    handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
-                    SQLITE_TRANSIENT)
-            }
+            try bytes.withUnsafeBytes { try bind(blob: $0, at: index) }
+            return
         }
         if code != SQLITE_OK { throw currentError(code) }
+    }
+
+    /// Binds UTF-8 text. The 64-bit call lets SQLite compare any length with its limit and
+    /// answer `SQLITE_TOOBIG`, where a 32-bit length could not even represent 2 GiB.
+    @inlinable
+    func bind(text bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        // An empty buffer may have no base address, and SQLite binds a NULL pointer as NULL.
+        let code =
+            if let base = bytes.baseAddress {
+                sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+            } else {
+                sqlite3_bind_text(handle, index, "", 0, nil)
+            }
+        if code != SQLITE_OK { throw bindError(code, at: index, byteCount: bytes.count) }
+    }
+
+    /// Binds bytes as a blob; see ``bind(text:at:)`` for why the 64-bit call.
+    @inlinable
+    func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        // A NULL pointer would bind NULL; any non-NULL pointer with a zero length binds an empty blob.
+        let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+        let code = sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), SQLITE_TRANSIENT)
+        if code != SQLITE_OK { throw bindError(code, at: index, byteCount: bytes.count) }
+    }
+
+    @usableFromInline
+    func bindError(_ code: Int32, at index: Int32, byteCount: Int) -> SQLiteError {
+        var error = currentError(code)
+        if code == SQLITE_TOOBIG, let connection = sqlite3_db_handle(handle) {
+            let limit = sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, -1)
+            error.message +=
+                ": parameter \(index) is \(byteCount) bytes, and the connection's limit for a text or blob is"
+                + " \(limit) bytes (SQLITE_LIMIT_LENGTH)"
+        }
+        return error
     }
 
     // MARK: Running
@@ -167,7 +213,10 @@ public final class Statement {
         if tracking && !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
+        if startsRun { runDidStart() }
         if code == SQLITE_ROW { return true }
+        // Stepping again, reset or not, starts a new run.
+        startsRun = true
         if tracking { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
         if code == SQLITE_DONE { return false }
         throw currentError(code)
@@ -178,8 +227,40 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         generationPointer.pointee &+= 1
+        startsRun = true
         // A statement with RETURNING commits when it is reset, not when its last row is read.
         if tracker.isActive { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
+    }
+
+    /// Called on the first step of a run, after SQLite has prepared the statement again if the
+    /// schema changed.
+    @usableFromInline
+    func runDidStart() {
+        startsRun = false
+        let reprepareCount = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        guard reprepareCount != knownReprepareCount else { return }
+        knownReprepareCount = reprepareCount
+        // SQLite also prepares statements again when nothing they read changed (a new authorizer
+        // expires them all), so only columns that really changed cost more work.
+        let (count, names) = Self.columns(of: handle)
+        guard names != columnNames else { return }
+        columnCount = count
+        columnNames = names
+        storedColumnIndexes = nil
+        for plan in decodingPlans.values { plan.reset() }
+        if let region = Self.readRegion(of: sql, connection: sqlite3_db_handle(handle)) { readRegion = region }
+    }
+
+    /// What `sql` reads now, recorded by preparing it once more; nil when it does not prepare.
+    private static func readRegion(of sql: String, connection: OpaquePointer?) -> DatabaseRegion? {
+        guard let connection else { return nil }
+        let recorder = RegionRecorder(disablesTruncateOptimization: false)
+        var copy: OpaquePointer?
+        let code = recorder.record(on: connection) {
+            sql.withCString { sqlite3_prepare_v2(connection, $0, -1, &copy, nil) }
+        }
+        sqlite3_finalize(copy)
+        return code == SQLITE_OK ? recorder.readRegion : nil
     }
 
     /// Runs the statement to completion with these arguments, discarding any rows.
@@ -195,13 +276,14 @@ public final class Statement {
     /// The value of column `index` of the current row.
     @inlinable
     public func value(at index: Int) -> SQLiteValue {
-        SQLiteValue(sqliteStatement: handle, column: Int32(index))
+        // SQLite reads a column out of range as NULL; clamping keeps a huge index out of range.
+        SQLiteValue(sqliteStatement: handle, column: Int32(clamping: index))
     }
 
     /// True when column `index` of the current row is NULL.
     @inlinable
     public func isNull(at index: Int) -> Bool {
-        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+        sqlite3_column_type(handle, Int32(clamping: index)) == SQLITE_NULL
     }
 
     @usableFromInline
@@ -211,14 +293,37 @@ public final class Statement {
 }
 
 extension SQLiteError {
-    /// Reads the connection's current message and extended code.
+    /// Reads the connection's current message and extended code. Errors about the database
+    /// file (corrupt, not a database, I/O, locked, read-only…) name the file.
     init(connection: OpaquePointer?, code: Int32, sql: String?) {
-        let message =
+        var message =
             connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
-        self.init(code: code & 0xFF, extendedCode: extended, message: message, sql: sql)
+        if extended == Self.readOnlyRollback { message += ": " + Self.hotJournalExplanation }
+        var path: String?
+        if let connection, Self.fileErrorCodes.contains(code & 0xFF),
+            let name = sqlite3_db_filename(connection, "main"),
+            name.pointee != 0
+        {
+            path = String(cString: name)
+        }
+        self.init(code: code & 0xFF, extendedCode: extended, message: message, sql: sql, path: path)
     }
+
+    /// `SQLITE_READONLY_ROLLBACK`, which Swift does not import.
+    static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
+
+    static let hotJournalExplanation =
+        "an interrupted write left a hot journal (the -journal file next to the database) that must be rolled back"
+        + " before the database can be read, and this connection has no write access to the file and its folder"
+        + " to do it. Open the database once with write access (as a user who may write it, or without a read-only"
+        + " mode), which rolls the journal back; then read-only opens work again"
+
+    private static let fileErrorCodes: Set<Int32> = [
+        SQLITE_PERM, SQLITE_BUSY, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN,
+        SQLITE_PROTOCOL, SQLITE_NOTADB,
+    ]
 }
 
 /// SQLite's `SQLITE_TRANSIENT`, a macro that Swift cannot import: it tells SQLite to copy the bytes.

@@ -26,7 +26,7 @@ struct RecordWrite {
     /// Binds the values of a `RETURNING` clause after the record's own.
     func bindReturning(_ arguments: [SQLiteValue]) throws {
         for (offset, value) in arguments.enumerated() {
-            try statement.bind(value, at: Int32(sql.recordParameterCount + offset + 1))
+            try statement.bind(value, at: Int32(clamping: sql.recordParameterCount + offset + 1))
         }
     }
 }
@@ -72,7 +72,9 @@ extension PersistableRecord {
         let sql = try layout.sql(for: shape)
         let statement = try db.cachedStatement(sql.sql)
         if sql.parameters.isEmpty {
-            for (position, value) in values.enumerated() { try statement.bind(value, at: Int32(position + 1)) }
+            for (position, value) in values.enumerated() {
+                try statement.bind(value, at: Int32(clamping: position + 1))
+            }
         } else {
             for (position, value) in values.enumerated() where sql.parameters[position] != 0 {
                 try statement.bind(value, at: sql.parameters[position])

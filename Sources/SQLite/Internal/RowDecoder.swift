@@ -26,6 +26,13 @@ final class RowDecodingPlan {
 
     func startRow() { position = 0 }
 
+    /// Forgets every column index, for a statement whose columns changed.
+    func reset() {
+        entries = []
+        names = []
+        position = 0
+    }
+
     @inline(__always)
     func index<Key: CodingKey>(for key: Key, statement: Statement) -> Int? {
         let position = self.position

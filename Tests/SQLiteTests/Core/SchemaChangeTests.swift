@@ -1,0 +1,91 @@
+import Testing
+
+@testable import SQLite
+
+/// Another connection changes the schema under a connection's cached statements: SQLite
+/// prepares them again by itself, and what they report must follow.
+@Suite("Schema changes by another connection")
+struct SchemaChangeTests {
+    private struct Item: Decodable, Equatable {
+        var id: Int
+        var extra: String?
+    }
+
+    private struct NamedItem: FetchableRow, Equatable {
+        var id: Int
+        var extra: String?
+        init(row: Row) throws {
+            id = try row["id"]
+            extra = row.hasColumn("extra") ? try row["extra"] : nil
+        }
+        init(id: Int, extra: String?) {
+            self.id = id
+            self.extra = extra
+        }
+    }
+
+    private func makeDatabases() throws -> (TemporaryDirectory, Database, Database) {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("db.sqlite"))
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT)")
+        try db.execute("INSERT INTO t(title) VALUES ('milk')")
+        return (folder, db, try Database(path: folder.file("db.sqlite")))
+    }
+
+    @Test("a cached SELECT * returns a column another connection added, and loses one it dropped")
+    func rows() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        let sql = "SELECT * FROM t"
+        #expect(try db.fetchOne(sql)?.columnNames == ["id", "title"])
+        try other.execute("ALTER TABLE t ADD COLUMN extra TEXT DEFAULT 'x'")
+        let added = try #require(try db.fetchOne(sql))
+        #expect(added.columnNames == ["id", "title", "extra"])
+        #expect(added.values == [1, "milk", "x"])
+        #expect(try db.cachedStatement(sql).columnCount == 3)
+        try other.execute("ALTER TABLE t DROP COLUMN title")
+        let rows = try db.fetchAll(sql)
+        #expect(rows.map(\.columnNames) == [["id", "extra"]])
+        #expect(rows.map(\.values) == [[1, "x"]])
+        #expect(try db.cachedStatement(sql).columnNames == ["id", "extra"])
+    }
+
+    @Test("records decode by the current columns after another connection alters the table")
+    func records() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        let sql = "SELECT * FROM t"
+        #expect(try db.fetchAll(Item.self, sql) == [Item(id: 1, extra: nil)])
+        #expect(try db.fetchAll(NamedItem.self, sql) == [NamedItem(id: 1, extra: nil)])
+        try other.execute("ALTER TABLE t ADD COLUMN extra TEXT DEFAULT 'x'")
+        #expect(try db.fetchAll(Item.self, sql) == [Item(id: 1, extra: "x")])
+        #expect(try db.fetchAll(NamedItem.self, sql) == [NamedItem(id: 1, extra: "x")])
+        // Dropping `title` moves `extra` from index 2 to index 1.
+        try other.execute("ALTER TABLE t DROP COLUMN title")
+        #expect(try db.fetchAll(Item.self, sql) == [Item(id: 1, extra: "x")])
+        #expect(try db.fetchAll(NamedItem.self, sql) == [NamedItem(id: 1, extra: "x")])
+        #expect(try db.cursor(Item.self, sql).collect() == [Item(id: 1, extra: "x")])
+    }
+
+    @Test("a statement's read region follows the columns it reads now")
+    func readRegion() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        let sql = "SELECT * FROM t"
+        _ = try db.fetchAll(sql)
+        try other.execute("ALTER TABLE t ADD COLUMN extra TEXT")
+        _ = try db.fetchAll(sql)
+        #expect(try db.cachedStatement(sql).readRegion.tables["t"] == .only(["id", "title", "extra"]))
+    }
+
+    @Test("an empty result reports the current columns too")
+    func emptyResult() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        let sql = "SELECT * FROM t WHERE id > 100"
+        #expect(try db.fetchAll(sql).isEmpty)
+        try other.execute("ALTER TABLE t ADD COLUMN extra TEXT")
+        #expect(try db.fetchAll(sql).isEmpty)
+        #expect(try db.cachedStatement(sql).columnNames == ["id", "title", "extra"])
+    }
+}
