@@ -22,13 +22,7 @@ enum ExitStatus {
     /// The message for `error`: one line, then indented detail lines where they help (the SQL,
     /// the expression with a caret, the columns that exist).
     static func message(for error: any Error) -> String {
-        switch error {
-        case let error as SQLiteError where error.path != nil:
-            // Errors that carry a path come from opening the file.
-            "cannot open database \"\(error.path ?? "")\": \(error.message) (SQLite error \(error.extendedCode))"
-        default:
-            "\(error)"
-        }
+        "\(error)"
     }
 
     /// Writes `error` to standard error as `Error: …` and returns the exit status for it.

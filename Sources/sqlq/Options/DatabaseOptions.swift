@@ -75,14 +75,15 @@ struct DatabaseOptions: ParsableArguments {
                 throw CommandError.failure("\"\(path)\" is a directory, not a database file")
             }
         }
-        var configuration = Database.Configuration()
+        var configuration = access == .read ? Database.Configuration.readOnly : Database.Configuration()
         configuration.busyTimeout = .seconds(timeout)
-        if access == .read {
-            configuration = .readOnly
-        } else if access == .write {
-            configuration.create = false
+        if access == .write { configuration.create = false }
+        do {
+            return try DatabaseQueue(path: path, configuration: configuration)
+        } catch let error as SQLiteError {
+            throw CommandError.failure(
+                "cannot open database \"\(path)\": \(error.message) (SQLite error \(error.extendedCode))")
         }
-        return try DatabaseQueue(path: path, configuration: configuration)
     }
 
     /// `error` as a failure of the database itself, named by its path with what to do, when it
@@ -92,8 +93,6 @@ struct DatabaseOptions: ParsableArguments {
     /// - Parameter outcome: What the failure means for the command, such as "nothing was imported".
     func failure(_ error: any Error, outcome: String? = nil) -> CommandError? {
         guard let error = error as? SQLiteError, Self.isDatabaseFailure(error) else { return nil }
-        // Other failures to open say so already, with the file's name.
-        if error.path != nil, error.code != ResultCode.busy, error.code != ResultCode.locked { return nil }
         let name = "the database \"\(path ?? ":memory:")\""
         let problem: String
         switch error.code {
