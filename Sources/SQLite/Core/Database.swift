@@ -88,6 +88,7 @@ public final class Database {
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
             sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
             csqlite_disable_double_quoted_strings(connection)
+            tracker.recorder.install(on: connection)
             if configuration.foreignKeys {
                 try execute("PRAGMA foreign_keys = ON")
             }
@@ -149,15 +150,17 @@ public final class Database {
             while cursor < end {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle, cursor, Int32(end - cursor), &statementHandle, &tail)
+                let (code, recording) = tracker.recorder.record {
+                    sqlite3_prepare_v2(handle, cursor, Int32(end - cursor), &statementHandle, &tail)
+                }
                 let text = String(
                     decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor), as: UTF8.self
                 ).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: text) }
                 guard let statementHandle else { break }  // only whitespace or comments were left
                 let statement = Statement(
-                    sql: text, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [],
-                    tracker: tracker)
+                    sql: text, handle: statementHandle, readRegion: recording.readRegion,
+                    writtenTables: recording.writtenTables, control: recording.control, tracker: tracker)
                 while try statement.step() {}
                 guard let tail else { break }
                 cursor = tail
@@ -188,8 +191,7 @@ public final class Database {
     public func makeStatement(_ sql: String) throws -> Statement {
         var statementHandle: OpaquePointer?
         var tail: UnsafePointer<CChar>?
-        let recorder = RegionRecorder(disablesTruncateOptimization: isTrackingChanges)
-        let code = recorder.record(on: handle) {
+        let (code, recording) = tracker.recorder.record {
             sql.withCString {
                 sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail)
             }
@@ -210,8 +212,8 @@ public final class Database {
             }
         }
         return Statement(
-            sql: sql, handle: statementHandle, readRegion: recorder.readRegion,
-            writtenTables: recorder.writtenTables, tracker: tracker)
+            sql: sql, handle: statementHandle, readRegion: recording.readRegion,
+            writtenTables: recording.writtenTables, control: recording.control, tracker: tracker)
     }
 
     private static func isOnlyComments(_ text: String) -> Bool {
@@ -340,16 +342,13 @@ public final class Database {
         defer { savepointDepth -= 1 }
         let name = "savepoint\(savepointDepth)"
         try execute("SAVEPOINT \(name)")
-        tracker.beginSavepoint()
         let result: T
         do {
             result = try body(self)
             try execute("RELEASE SAVEPOINT \(name)")
-            tracker.releaseSavepoint()
         } catch {
             if isInTransaction {
                 try? execute("ROLLBACK TO SAVEPOINT \(name)")
-                tracker.rollbackSavepoint()
                 try? execute("RELEASE SAVEPOINT \(name)")
             }
             throw error
@@ -377,9 +376,6 @@ public final class Database {
         if !isTrackingChanges {
             isTrackingChanges = true
             tracker.install(on: handle)
-            // Statements prepared before may use the truncate optimization, which deletes
-            // rows without telling the hooks.
-            clearStatementCache()
         }
         return ChangeObserverToken(id: tracker.addObserver(observer))
     }

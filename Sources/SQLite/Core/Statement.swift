@@ -40,19 +40,27 @@ public final class Statement {
 
     /// The tables and columns the statement reads, recorded when it was prepared.
     public let readRegion: DatabaseRegion
-    /// The tables the statement inserts into, updates or deletes from (lowercased).
+    /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
+    /// (lowercased).
     public let writtenTables: Set<String>
+    /// What the statement does to transactions and savepoints.
+    @usableFromInline let control: TransactionControl?
+    /// True when the change tracker must hear of each run: the statement writes, or controls
+    /// transactions.
+    @usableFromInline let concernsTracker: Bool
     @usableFromInline let tracker: ChangeTracker
 
     init(
         sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
-        tracker: ChangeTracker
+        control: TransactionControl?, tracker: ChangeTracker
     ) {
         self.handle = handle
         self.sql = sql
         self.sqlUTF8 = Array(sql.utf8)
         self.readRegion = readRegion
         self.writtenTables = writtenTables
+        self.control = control
+        self.concernsTracker = !writtenTables.isEmpty || control != nil
         self.tracker = tracker
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
         self.columnCount = Int(sqlite3_column_count(handle))
@@ -164,11 +172,14 @@ public final class Statement {
     @inlinable
     public func step() throws -> Bool {
         let tracking = tracker.isActive
-        if tracking && !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
+        if tracking && concernsTracker { try tracker.statementWillStep(self) }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
         if code == SQLITE_ROW { return true }
-        if tracking { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
+        if tracking {
+            if concernsTracker && code == SQLITE_DONE { tracker.statementDidRun(self) }
+            tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
+        }
         if code == SQLITE_DONE { return false }
         throw currentError(code)
     }
