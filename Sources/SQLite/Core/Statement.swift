@@ -177,7 +177,7 @@ public final class Statement {
         generationPointer.pointee &+= 1
         if code == SQLITE_ROW { return true }
         if tracking {
-            if concernsTracker && code == SQLITE_DONE { tracker.statementDidRun(self) }
+            if control != nil && code == SQLITE_DONE { tracker.statementDidRun(self) }
             tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
         }
         if code == SQLITE_DONE { return false }

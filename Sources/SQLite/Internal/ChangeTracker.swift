@@ -158,7 +158,7 @@ final class ChangeTracker {
 
     // MARK: Savepoints
 
-    /// Called when a statement that writes or controls transactions has run to completion:
+    /// Called when a statement that controls transactions has run to completion:
     /// follows the savepoints, however they were opened. Whole transactions are followed by the
     /// commit and rollback hooks.
     @usableFromInline

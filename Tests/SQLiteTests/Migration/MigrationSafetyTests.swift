@@ -101,6 +101,26 @@ struct MigrationSafetyTests {
         #expect(try migrator.appliedMigrations(queue).isEmpty)
     }
 
+    @Test("a migration whose transaction SQLite rolled back, and which went on, is not recorded")
+    func transactionRolledBackBySQLite() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute("CREATE TABLE t(x UNIQUE)")
+            try db.execute("INSERT INTO t VALUES (1)")
+        }
+        var migrator = Migrator()
+        try migrator.registerMigration("swift") { db in
+            try db.execute("CREATE TABLE c1(x)")
+            // A conflict with OR ROLLBACK rolls the whole transaction back.
+            try? db.execute("INSERT OR ROLLBACK INTO t VALUES (1)")
+        }
+        let error = #expect(throws: MigrationError.self) { try migrator.migrate(queue) }
+        #expect(error?.identifier == "swift")
+        #expect(error?.description.contains("rolled back its transaction") == true)
+        #expect(try tableNames(queue) == ["t"])
+        #expect(try migrator.appliedMigrations(queue).isEmpty)
+    }
+
     @Test("savepoints that stay inside the migration are allowed, in SQL and in Swift")
     func savepointsInside() throws {
         let queue = try DatabaseQueue()
