@@ -63,6 +63,37 @@ struct SchemaChangeTests {
         }
     }
 
+    @Test("a virtual table drops while observed")
+    func dropVirtualTable() throws {
+        let (db, commits) = try schemaDatabase(observed: true)
+        // FTS5 is part of the usual builds of SQLite, not of every one.
+        guard (try? db.execute("CREATE VIRTUAL TABLE notes USING fts5(body)")) != nil else { return }
+        try db.execute("INSERT INTO notes(body) VALUES ('hello')")
+        try db.execute("DROP TABLE notes")
+        #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'notes%'") == 0)
+        #expect(commits.all.last?.contains(table: "notes") == true)
+    }
+
+    @Test("ANALYZE (twice: it replaces its statistics), REINDEX and VACUUM do their work while observed")
+    func maintenance() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("db.sqlite"))
+        try db.executeScript(
+            """
+            CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT);
+            CREATE INDEX items_title ON items(title);
+            INSERT INTO items(title) VALUES ('a'), ('b');
+            """)
+        db.addChangeObserver { _ in }
+        try db.execute("ANALYZE")
+        try db.execute("ANALYZE")
+        #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_stat1 WHERE idx = 'items_title'") == 1)
+        try db.execute("REINDEX items")
+        try db.execute("DELETE FROM items")
+        try db.execute("VACUUM")
+        #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM items") == 0)
+    }
+
     @Test("a table with AUTOINCREMENT, in a transaction, drops and comes back empty")
     func dropAutoincrementInTransaction() throws {
         let (db, commits) = try schemaDatabase(observed: true)
