@@ -358,9 +358,10 @@ public final class Database {
 
     // MARK: Observing changes
 
-    /// Calls `observer` after every transaction this connection commits that changed rows, with
-    /// the tables and rowids it changed. Rolled-back work, including work undone by rolling back
-    /// a savepoint, is never reported.
+    /// Calls `observer` after every transaction this connection commits that changed rows or the
+    /// schema, with the tables and rowids it changed (a table whose schema changed is reported
+    /// without rowids). Rolled-back work, including work undone by rolling back a savepoint
+    /// (whether opened with ``savepoint(_:)`` or in SQL), is never reported.
     ///
     /// ```swift
     /// let token = db.addChangeObserver { changes in print("changed:", changes.tables.keys) }
