@@ -88,6 +88,7 @@ public final class Database {
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
             sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
             csqlite_disable_double_quoted_strings(connection)
+            tracker.recorder.install(on: connection)
             if configuration.foreignKeys {
                 try execute("PRAGMA foreign_keys = ON")
             }
@@ -175,15 +176,17 @@ public final class Database {
             while cursor < end {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(handle, cursor, -1, &statementHandle, &tail)
+                let (code, recording) = tracker.recorder.record {
+                    sqlite3_prepare_v2(handle, cursor, -1, &statementHandle, &tail)
+                }
                 let statementText = String(
                     decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor), as: UTF8.self
                 ).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: statementText) }
                 guard let statementHandle else { break }  // only whitespace or comments were left
                 let statement = Statement(
-                    sql: statementText, handle: statementHandle, readRegion: DatabaseRegion(), writtenTables: [],
-                    tracker: tracker)
+                    sql: statementText, handle: statementHandle, readRegion: recording.readRegion,
+                    writtenTables: recording.writtenTables, control: recording.control, tracker: tracker)
                 while try statement.step() {}
                 guard let tail else { break }
                 cursor = tail
@@ -230,19 +233,24 @@ public final class Database {
     /// Throws when the SQL is invalid or holds more than one statement.
     public func makeStatement(_ sql: String) throws -> Statement {
         var statementHandle: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let recorder = RegionRecorder(disablesTruncateOptimization: isTrackingChanges)
-        let code = try Self.withSQLText(sql) { text, _ in
-            recorder.record(on: handle) {
-                sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail)
+        // Where the first statement ends, as a byte offset: the C string is gone after the call.
+        var tailOffset = 0
+        let (code, recording) = try Self.withSQLText(sql) { text, count in
+            tracker.recorder.record {
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v3(
+                    handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statementHandle, &tail)
+                tailOffset = tail.map { $0 - text } ?? count
+                return code
             }
         }
         guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
         guard let statementHandle else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)
         }
-        if let tail, tail.pointee != 0 {
-            let rest = String(cString: tail).trimmingCharacters(in: .whitespacesAndNewlines)
+        if tailOffset < sql.utf8.count {
+            let rest = String(decoding: sql.utf8.dropFirst(tailOffset), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             if !rest.isEmpty && !Self.isOnlyComments(rest) {
                 sqlite3_finalize(statementHandle)
                 throw SQLiteError(
@@ -253,8 +261,8 @@ public final class Database {
             }
         }
         return Statement(
-            sql: sql, handle: statementHandle, readRegion: recorder.readRegion,
-            writtenTables: recorder.writtenTables, tracker: tracker)
+            sql: sql, handle: statementHandle, readRegion: recording.readRegion,
+            writtenTables: recording.writtenTables, control: recording.control, tracker: tracker)
     }
 
     private static func isOnlyComments(_ text: String) -> Bool {
@@ -383,16 +391,13 @@ public final class Database {
         defer { savepointDepth -= 1 }
         let name = "savepoint\(savepointDepth)"
         try execute("SAVEPOINT \(name)")
-        tracker.beginSavepoint()
         let result: T
         do {
             result = try body(self)
             try execute("RELEASE SAVEPOINT \(name)")
-            tracker.releaseSavepoint()
         } catch {
             if isInTransaction {
                 try? execute("ROLLBACK TO SAVEPOINT \(name)")
-                tracker.rollbackSavepoint()
                 try? execute("RELEASE SAVEPOINT \(name)")
             }
             throw error
@@ -402,9 +407,10 @@ public final class Database {
 
     // MARK: Observing changes
 
-    /// Calls `observer` after every transaction this connection commits that changed rows, with
-    /// the tables and rowids it changed. Rolled-back work, including work undone by rolling back
-    /// a savepoint, is never reported.
+    /// Calls `observer` after every transaction this connection commits that changed rows or the
+    /// schema, with the tables and rowids it changed (a table whose schema changed is reported
+    /// without rowids). Rolled-back work, including work undone by rolling back a savepoint
+    /// (whether opened with ``savepoint(_:)`` or in SQL), is never reported.
     ///
     /// ```swift
     /// let token = db.addChangeObserver { changes in print("changed:", changes.tables.keys) }
@@ -420,9 +426,6 @@ public final class Database {
         if !isTrackingChanges {
             isTrackingChanges = true
             tracker.install(on: handle)
-            // Statements prepared before may use the truncate optimization, which deletes
-            // rows without telling the hooks.
-            clearStatementCache()
         }
         return ChangeObserverToken(id: tracker.addObserver(observer))
     }

@@ -48,8 +48,14 @@ public final class Statement {
     /// The tables and columns the statement reads, recorded when it was prepared, and again
     /// when SQLite prepared it again with other columns.
     public private(set) var readRegion: DatabaseRegion
-    /// The tables the statement inserts into, updates or deletes from (lowercased).
+    /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
+    /// (lowercased).
     public let writtenTables: Set<String>
+    /// What the statement does to transactions and savepoints.
+    @usableFromInline let control: TransactionControl?
+    /// True when the change tracker must hear of each run: the statement writes, or controls
+    /// transactions.
+    @usableFromInline let concernsTracker: Bool
     @usableFromInline let tracker: ChangeTracker
     /// True when the next step starts a run: only then can SQLite have prepared the statement
     /// again, so only then is it worth asking.
@@ -59,13 +65,15 @@ public final class Statement {
 
     init(
         sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
-        tracker: ChangeTracker
+        control: TransactionControl?, tracker: ChangeTracker
     ) {
         self.handle = handle
         self.sql = sql
         self.sqlUTF8 = Array(sql.utf8)
         self.readRegion = readRegion
         self.writtenTables = writtenTables
+        self.control = control
+        self.concernsTracker = !writtenTables.isEmpty || control != nil
         self.tracker = tracker
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
         (columnCount, columnNames) = Self.columns(of: handle)
@@ -210,14 +218,17 @@ public final class Statement {
     @inlinable
     public func step() throws -> Bool {
         let tracking = tracker.isActive
-        if tracking && !writtenTables.isEmpty { tracker.tablesWritten(writtenTables) }
+        if tracking && concernsTracker { try tracker.statementWillStep(self) }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
         if startsRun { runDidStart() }
         if code == SQLITE_ROW { return true }
         // Stepping again, reset or not, starts a new run.
         startsRun = true
-        if tracking { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
+        if tracking {
+            if control != nil && code == SQLITE_DONE { tracker.statementDidRun(self) }
+            tracker.statementDidFinish(connection: sqlite3_db_handle(handle))
+        }
         if code == SQLITE_DONE { return false }
         throw currentError(code)
     }
@@ -248,19 +259,18 @@ public final class Statement {
         columnNames = names
         storedColumnIndexes = nil
         for plan in decodingPlans.values { plan.reset() }
-        if let region = Self.readRegion(of: sql, connection: sqlite3_db_handle(handle)) { readRegion = region }
+        if let region = readRegionNow() { readRegion = region }
     }
 
-    /// What `sql` reads now, recorded by preparing it once more; nil when it does not prepare.
-    private static func readRegion(of sql: String, connection: OpaquePointer?) -> DatabaseRegion? {
-        guard let connection else { return nil }
-        let recorder = RegionRecorder(disablesTruncateOptimization: false)
+    /// What the statement reads now, recorded by preparing its SQL once more; nil when it does not
+    /// prepare.
+    private func readRegionNow() -> DatabaseRegion? {
         var copy: OpaquePointer?
-        let code = recorder.record(on: connection) {
-            sql.withCString { sqlite3_prepare_v2(connection, $0, -1, &copy, nil) }
+        let (code, recording) = tracker.recorder.record {
+            sql.withCString { sqlite3_prepare_v2(sqlite3_db_handle(handle), $0, -1, &copy, nil) }
         }
         sqlite3_finalize(copy)
-        return code == SQLITE_OK ? recorder.readRegion : nil
+        return code == SQLITE_OK ? recording.readRegion : nil
     }
 
     /// Runs the statement to completion with these arguments, discarding any rows.

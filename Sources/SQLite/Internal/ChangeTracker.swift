@@ -26,8 +26,9 @@ final class ChangeTracker {
     @exclusivity(unchecked) private var lastSpelling = -1
     /// Set by the commit hook, cleared once the commit has been delivered or has failed.
     @exclusivity(unchecked) private var isCommitting = false
-    /// For each open savepoint, the changes made before it: its rollback restores them.
-    private var savepoints: [[(index: Int, rowids: [Int64])]] = []
+    /// The open savepoints, outermost first, each with its name and the changes made before it,
+    /// which rolling back to it restores.
+    private var savepoints: [(name: String, before: [(index: Int, rowids: [Int64])])] = []
     @exclusivity(unchecked) private var observers:
         [(id: Int, body: (DatabaseChanges) -> Void, tables: ObservedTables?)] = []
     /// Per table of `pending.storage`: whether an observer selects it, as of an
@@ -37,14 +38,36 @@ final class ChangeTracker {
     /// The read-region recordings in progress on the connection, innermost last.
     var statementRecordings: [StatementRecording] = []
 
-    /// True once the hooks are installed. Statements check it before calling in, so a
-    /// connection nobody observes pays one load per step and nothing more.
+    /// The connection's authorizer. Statements keep the tracker, and so the authorizer, alive
+    /// for as long as SQLite may prepare them again.
+    let recorder = RegionRecorder()
+
+    /// True once the hooks are installed, or while a migration runs. Statements check it before
+    /// calling in, so a connection nobody observes pays one load per step and nothing more.
     @usableFromInline @exclusivity(unchecked) var isActive = false
+    private var hooksInstalled = false
+
+    /// The migration running on the connection: it may not begin, commit or roll back a
+    /// transaction, since the migrator runs it in a transaction of its own.
+    var migration: (identifier: String, file: String?)? {
+        didSet {
+            isActive = hooksInstalled || migration != nil
+            refusal = nil
+        }
+    }
+    /// The first statement of the running migration that was refused; a migration that catches
+    /// the error still fails.
+    private(set) var refusal: MigrationError?
 
     /// Installs the hooks on `connection`. The tracker must outlive the hooks: the database
     /// owns it and removes the hooks before it goes.
     func install(on connection: OpaquePointer) {
+        hooksInstalled = true
         isActive = true
+        recorder.disablesTruncateOptimization = true
+        // Installing the authorizer again expires every prepared statement, so that those
+        // prepared with the truncate optimization are prepared again without it.
+        recorder.install(on: connection)
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_update_hook(
             connection,
@@ -107,11 +130,20 @@ final class ChangeTracker {
         pending.storage[index].rowids.append(rowid)
     }
 
-    /// Tables a statement writes, for changes the update hook does not report (a table
-    /// `WITHOUT ROWID`).
+    /// Called before each step of a statement that writes or controls transactions.
     @usableFromInline
-    func tablesWritten(_ tables: Set<String>) {
-        for table in tables { markChanged(tableIndex(named: table)) }
+    func statementWillStep(_ statement: Statement) throws {
+        if let migration, let control = statement.control, control.isTransactionStatement {
+            let error = MigrationError(
+                identifier: migration.identifier, file: migration.file,
+                reason: .transactionControl(sql: statement.sql))
+            if refusal == nil { refusal = error }
+            throw error
+        }
+        guard hooksInstalled else { return }
+        // The update hook does not report every change: not those to a table `WITHOUT ROWID`,
+        // nor schema changes.
+        for table in statement.writtenTables { markChanged(tableIndex(named: table)) }
     }
 
     private func willCommit() {
@@ -126,19 +158,36 @@ final class ChangeTracker {
 
     // MARK: Savepoints
 
-    func beginSavepoint() {
-        savepoints.append(changedIndexes.map { ($0, pending.storage[$0].rowids) })
-    }
-
-    func releaseSavepoint() { _ = savepoints.popLast() }
-
-    func rollbackSavepoint() {
-        guard let before = savepoints.popLast() else { return }
-        clearPending()
-        for (index, rowids) in before {
-            markChanged(index)
-            pending.storage[index].rowids = rowids
+    /// Called when a statement that controls transactions has run to completion:
+    /// follows the savepoints, however they were opened. Whole transactions are followed by the
+    /// commit and rollback hooks.
+    @usableFromInline
+    func statementDidRun(_ statement: Statement) {
+        guard hooksInstalled, let control = statement.control else { return }
+        switch control {
+        case .savepoint(let name):
+            savepoints.append((name, changedIndexes.map { ($0, pending.storage[$0].rowids) }))
+        case .release(let name):
+            // The most recent savepoint of that name goes, with those opened after it.
+            if let position = savepoints.lastIndex(where: { $0.name == name }) {
+                savepoints.removeSubrange(position...)
+            }
+        case .rollbackTo(let name):
+            // The savepoint stays open; those opened after it go. A savepoint opened before the
+            // tracker was installed is unknown: its changes stay reported, which errs on the
+            // safe side.
+            guard let position = savepoints.lastIndex(where: { $0.name == name }) else { break }
+            savepoints.removeSubrange((position + 1)...)
+            clearPending()
+            for (index, rowids) in savepoints[position].before {
+                markChanged(index)
+                pending.storage[index].rowids = rowids
+            }
+        case .begin, .commit, .rollback:
+            break
         }
+        // A commit that changed nothing is not delivered, and so does not clear the savepoints.
+        if sqlite3_get_autocommit(sqlite3_db_handle(statement.handle)) != 0 { savepoints.removeAll() }
     }
 
     // MARK: Delivery

@@ -1,49 +1,140 @@
 import CSQLite
 
-/// Listens to SQLite's authorizer while a statement is prepared, to learn which tables and
-/// columns it reads and which tables it writes.
-final class RegionRecorder {
-    var readRegion = DatabaseRegion()
-    var writtenTables: Set<String> = []
-    /// When changes are tracked, `DELETE` must not use SQLite's truncate optimization, which
-    /// deletes every row without calling the update hook.
-    let disablesTruncateOptimization: Bool
+#if canImport(Glibc)
+    import Glibc
+#endif
 
-    init(disablesTruncateOptimization: Bool) {
-        self.disablesTruncateOptimization = disablesTruncateOptimization
+/// What a statement does to the transaction it runs in, as SQLite's authorizer reports it.
+@usableFromInline
+enum TransactionControl: Equatable {
+    case begin, commit, rollback
+    /// A savepoint statement, with the savepoint's name (ASCII-lowercased, as SQLite compares them).
+    case savepoint(String)
+    case release(String)
+    case rollbackTo(String)
+
+    /// True for the statements that begin, commit or roll back a whole transaction.
+    var isTransactionStatement: Bool {
+        switch self {
+        case .begin, .commit, .rollback: return true
+        case .savepoint, .release, .rollbackTo: return false
+        }
+    }
+}
+
+/// A connection's authorizer, installed once when the connection opens.
+///
+/// While the connection prepares a statement, it records the tables and columns the statement
+/// reads, the tables it writes or whose schema it changes, and what it does to transactions.
+///
+/// Once changes are tracked, it also answers every `DELETE` with `SQLITE_IGNORE`, which turns off
+/// SQLite's truncate optimization (a `DELETE` without `WHERE` that skips the update hook). That
+/// must hold for the statements SQLite prepares again by itself after the schema changed, which is
+/// why the authorizer stays installed rather than being set around each prepare (setting one also
+/// expires every prepared statement of the connection).
+final class RegionRecorder {
+    /// What one statement does, recorded while it was prepared.
+    struct Recording {
+        var readRegion = DatabaseRegion()
+        /// Lowercased.
+        var writtenTables: Set<String> = []
+        var control: TransactionControl?
     }
 
-    /// Prepares with the authorizer installed, and removes it afterwards.
-    func record<T>(on connection: OpaquePointer, _ prepare: () throws -> T) rethrows -> T {
+    /// Set while a statement is prepared by the connection; nil while SQLite prepares one again.
+    private var recording: Recording?
+    /// Set when changes are tracked.
+    var disablesTruncateOptimization = false
+    /// The table or view a `DROP` statement drops. SQLite asks right away whether it may delete
+    /// it, and an `SQLITE_IGNORE` there would make the whole statement do nothing.
+    private var dropped: String?
+
+    func install(on connection: OpaquePointer) {
         sqlite3_set_authorizer(
             connection,
-            { context, action, first, second, _, _ in
+            { context, action, first, second, _, source in
                 guard let context else { return SQLITE_OK }
-                let recorder = Unmanaged<RegionRecorder>.fromOpaque(context).takeUnretainedValue()
-                return recorder.authorize(action: action, first: first, second: second)
+                return Unmanaged<RegionRecorder>.fromOpaque(context).takeUnretainedValue().authorize(
+                    action: action, first: first, second: second, source: source)
             }, Unmanaged.passUnretained(self).toOpaque())
-        defer { sqlite3_set_authorizer(connection, nil, nil) }
-        return try prepare()
     }
 
-    private func authorize(action: Int32, first: UnsafePointer<CChar>?, second: UnsafePointer<CChar>?) -> Int32 {
+    /// Runs `prepare`, and returns its result with what the prepared statement does.
+    func record<T>(_ prepare: () throws -> T) rethrows -> (T, Recording) {
+        recording = Recording()
+        dropped = nil
+        defer { recording = nil }
+        let result = try prepare()
+        return (result, recording!)
+    }
+
+    private func authorize(
+        action: Int32, first: UnsafePointer<CChar>?, second: UnsafePointer<CChar>?, source: UnsafePointer<CChar>?
+    ) -> Int32 {
+        // Only the question that follows a DROP's own is part of that DROP.
+        let dropped = self.dropped
+        self.dropped = nil
+        if action == SQLITE_DELETE {
+            guard let first else { return SQLITE_OK }
+            let table = String(cString: first).lowercased()
+            recording?.writtenTables.insert(table)
+            // SQLite's own tables (sqlite_master, sqlite_sequence…) may not be ignored.
+            if disablesTruncateOptimization && !table.hasPrefix("sqlite_") && table != dropped { return SQLITE_IGNORE }
+            return SQLITE_OK
+        }
+        if isDrop(action), let first { self.dropped = String(cString: first).lowercased() }
+        guard recording != nil else { return SQLITE_OK }
         switch action {
         case SQLITE_READ:
             if let first {
-                readRegion.insert(table: String(cString: first), column: second.map { String(cString: $0) })
+                recording!.readRegion.insert(table: String(cString: first), column: second.map { String(cString: $0) })
             }
+            // A read through a view names the view (or the trigger): dropping or replacing the view
+            // changes what is read.
+            if let source { recording!.readRegion.insert(table: String(cString: source), column: nil) }
         case SQLITE_INSERT, SQLITE_UPDATE:
-            if let first { writtenTables.insert(String(cString: first).lowercased()) }
-        case SQLITE_DELETE:
-            if let first {
-                let table = String(cString: first).lowercased()
-                writtenTables.insert(table)
-                // SQLite's own tables (sqlite_sequence, sqlite_stat1…) may not be ignored.
-                if disablesTruncateOptimization && !table.hasPrefix("sqlite_") { return SQLITE_IGNORE }
+            if let first { recording!.writtenTables.insert(String(cString: first).lowercased()) }
+        case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_VIEW, SQLITE_CREATE_TEMP_VIEW,
+            SQLITE_CREATE_VTABLE, SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW,
+            SQLITE_DROP_VTABLE:
+            if let first { recording!.writtenTables.insert(String(cString: first).lowercased()) }
+        case SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX, SQLITE_CREATE_TEMP_INDEX, SQLITE_DROP_INDEX,
+            SQLITE_DROP_TEMP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_DROP_TRIGGER,
+            SQLITE_DROP_TEMP_TRIGGER:
+            // The table whose schema changes comes second.
+            if let second { recording!.writtenTables.insert(String(cString: second).lowercased()) }
+        case SQLITE_TRANSACTION:
+            switch first.map({ String(cString: $0) }) {
+            case "BEGIN": recording!.control = .begin
+            case "COMMIT": recording!.control = .commit
+            case "ROLLBACK": recording!.control = .rollback
+            default: break
+            }
+        case SQLITE_SAVEPOINT:
+            guard let first, let second else { break }
+            let name = Self.foldedASCII(second)
+            switch String(cString: first) {
+            case "BEGIN": recording!.control = .savepoint(name)
+            case "RELEASE": recording!.control = .release(name)
+            case "ROLLBACK": recording!.control = .rollbackTo(name)
+            default: break
             }
         default:
             break
         }
         return SQLITE_OK
+    }
+
+    private func isDrop(_ action: Int32) -> Bool {
+        action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE || action == SQLITE_DROP_VIEW
+            || action == SQLITE_DROP_TEMP_VIEW || action == SQLITE_DROP_VTABLE
+    }
+
+    /// SQLite matches savepoint names ignoring the case of ASCII letters only.
+    private static func foldedASCII(_ name: UnsafePointer<CChar>) -> String {
+        String(
+            decoding: UnsafeBufferPointer(start: name, count: strlen(name)).map { byte in
+                UInt8(bitPattern: byte) &- 65 < 26 ? UInt8(bitPattern: byte) + 32 : UInt8(bitPattern: byte)
+            }, as: UTF8.self)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// var migrator = Migrator()
-/// migrator.registerMigration("v1") { db in
+/// try migrator.registerMigration("v1") { db in
 ///     try db.execute("CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
 /// }
 /// try migrator.registerMigrations(inDirectory: "Migrations")   // 0001_schema.sql, 0002_seed.sql…
@@ -14,7 +14,8 @@ import Foundation
 /// ```
 ///
 /// Each migration runs in its own IMMEDIATE transaction, with foreign keys checked before it
-/// commits: a failing migration leaves no trace, and the ones before it stay applied. Applied
+/// commits: a failing migration leaves no trace, and the ones before it stay applied. So a
+/// migration may not run `BEGIN`, `COMMIT`, `END` or `ROLLBACK` (savepoints are fine). Applied
 /// migrations are recorded in the `schema_migrations` table with their identifier, checksum and
 /// time. An applied `.sql` migration whose file has changed since is an error, never skipped.
 public struct Migrator: Sendable {
@@ -37,28 +38,38 @@ public struct Migrator: Sendable {
 
     public init() {}
 
-    /// Registers a migration written in Swift. Identifiers must be unique.
-    public mutating func registerMigration(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void)
-    {
-        precondition(
-            !migrations.contains { $0.identifier == identifier }, "migration \"\(identifier)\" is registered twice")
+    /// Registers a migration written in Swift.
+    ///
+    /// Throws ``MigrationError`` when the identifier is registered already.
+    public mutating func registerMigration(
+        _ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void
+    ) throws {
+        try checkUnregistered(identifier, file: nil)
         migrations.append(Migration(identifier: identifier, file: nil, checksum: nil, body: body))
     }
 
     /// Registers a migration from SQL text (one or more statements).
-    public mutating func registerMigration(_ identifier: String, sql: String, file: String? = nil) {
-        precondition(
-            !migrations.contains { $0.identifier == identifier }, "migration \"\(identifier)\" is registered twice")
-        migrations.append(
-            Migration(identifier: identifier, file: file, checksum: Self.checksum(sql)) { db in
-                try db.executeScript(sql)
-            })
+    ///
+    /// Throws ``MigrationError`` when the identifier is registered already.
+    public mutating func registerMigration(_ identifier: String, sql: String, file: String? = nil) throws {
+        try checkUnregistered(identifier, file: file)
+        migrations.append(Self.sqlMigration(identifier, sql: sql, file: file))
+    }
+
+    private static func sqlMigration(_ identifier: String, sql: String, file: String?) -> Migration {
+        Migration(identifier: identifier, file: file, checksum: checksum(sql)) { db in try db.executeScript(sql) }
+    }
+
+    private func checkUnregistered(_ identifier: String, file: String?) throws {
+        guard let existing = migrations.first(where: { $0.identifier == identifier }) else { return }
+        throw MigrationError(identifier: identifier, file: file, reason: .registeredTwice(firstFile: existing.file))
     }
 
     /// Registers every `NNNN_name.sql` file of a folder, ordered by number.
     ///
     /// Throws ``MigrationError`` when the folder cannot be read, a `.sql` file is not named
-    /// `NNNN_name.sql`, or two files share a number.
+    /// `NNNN_name.sql`, two files share a number, or a migration is registered already (the
+    /// folder registered twice, say); nothing of the folder is registered then.
     public mutating func registerMigrations(inDirectory directory: String) throws {
         let names: [String]
         do {
@@ -83,13 +94,17 @@ public struct Migrator: Sendable {
             }
             numbered.append((number, name))
         }
+        var loaded: [Migration] = []
         for (_, name) in numbered.sorted(by: { $0.number < $1.number }) {
             let file = directory + "/" + name
+            let identifier = String(name.dropLast(4))
+            try checkUnregistered(identifier, file: file)
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw MigrationError(identifier: nil, file: file, reason: .unreadable("cannot read the file"))
             }
-            registerMigration(String(name.dropLast(4)), sql: String(decoding: data, as: UTF8.self), file: file)
+            loaded.append(Self.sqlMigration(identifier, sql: String(decoding: data, as: UTF8.self), file: file))
         }
+        migrations += loaded
     }
 
     /// Applies every pending migration, in order.
@@ -166,7 +181,7 @@ public struct Migrator: Sendable {
         defer { if foreignKeys { try? db.execute("PRAGMA foreign_keys = ON") } }
         do {
             try db.transaction(.immediate) { db in
-                try migration.body(db)
+                try run(migration, in: db)
                 let violations = try db.fetchAll("PRAGMA foreign_key_check")
                 if !violations.isEmpty {
                     let described = violations.prefix(5).map { row in
@@ -187,6 +202,25 @@ public struct Migrator: Sendable {
             throw error
         } catch {
             throw MigrationError(identifier: migration.identifier, file: migration.file, reason: .failed(error))
+        }
+    }
+
+    /// Runs the body of `migration`, refusing the statements that would end the transaction it
+    /// runs in: they would commit part of it, or record it as applied when it was rolled back.
+    private func run(_ migration: Migration, in db: Database) throws {
+        db.tracker.migration = (migration.identifier, migration.file)
+        defer { db.tracker.migration = nil }
+        do {
+            try migration.body(db)
+        } catch {
+            // A refused statement is the cause, even when the migration caught its error.
+            throw db.tracker.refusal ?? error
+        }
+        if let refusal = db.tracker.refusal { throw refusal }
+        // SQLite rolls back by itself after some errors (a full disk, say): a migration that
+        // caught one and went on has lost its work.
+        guard db.isInTransaction else {
+            throw MigrationError(identifier: migration.identifier, file: migration.file, reason: .transactionLost)
         }
     }
 
@@ -259,6 +293,13 @@ public struct MigrationError: Error, CustomStringConvertible {
         case foreignKeyViolations(count: Int, examples: [String])
         /// A migration folder or file could not be used.
         case unreadable(String)
+        /// The identifier was registered already (from `firstFile`, if any).
+        case registeredTwice(firstFile: String?)
+        /// The migration ran `BEGIN`, `COMMIT`, `END` or `ROLLBACK`, which was refused.
+        case transactionControl(sql: String)
+        /// The migration's transaction was rolled back by SQLite after an error the migration
+        /// caught; the migration was not recorded.
+        case transactionLost
     }
 
     /// The migration, when one is concerned.
@@ -282,6 +323,19 @@ public struct MigrationError: Error, CustomStringConvertible {
             text += " was rolled back: it leaves \(count) foreign key violation(s): " + examples.joined(separator: "; ")
         case .unreadable(let message):
             text += ": " + message
+        case .registeredTwice(let firstFile):
+            text +=
+                " is registered twice" + (firstFile.map { " (first from \($0))" } ?? "")
+                + "; identifiers must be unique"
+        case .transactionControl(let sql):
+            text +=
+                " was rolled back: it runs `\(sql)`, but the migrator runs each migration in a transaction of its "
+                + "own, which a migration may not begin, commit or roll back (SAVEPOINT, RELEASE and ROLLBACK TO "
+                + "are allowed)"
+        case .transactionLost:
+            text +=
+                " failed: SQLite rolled back its transaction after an error that the migration caught, so it was "
+                + "not recorded as applied"
         }
         return text
     }

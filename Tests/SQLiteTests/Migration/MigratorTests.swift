@@ -9,8 +9,8 @@ struct MigratorTests {
     func appliesInOrder() throws {
         let queue = try DatabaseQueue()
         var migrator = Migrator()
-        migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE lists(id INTEGER PRIMARY KEY)") }
-        migrator.registerMigration("v2") { db in try db.execute("ALTER TABLE lists ADD COLUMN name TEXT") }
+        try migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE lists(id INTEGER PRIMARY KEY)") }
+        try migrator.registerMigration("v2") { db in try db.execute("ALTER TABLE lists ADD COLUMN name TEXT") }
         try migrator.migrate(queue)
         try migrator.migrate(queue)  // nothing left to do: must not fail on ALTER again
         let applied = try migrator.appliedMigrations(queue)
@@ -24,11 +24,11 @@ struct MigratorTests {
     func failureRollsBack() throws {
         let queue = try DatabaseQueue()
         var migrator = Migrator()
-        migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE a(x)") }
-        migrator.registerMigration(
+        try migrator.registerMigration("v1") { db in try db.execute("CREATE TABLE a(x)") }
+        try migrator.registerMigration(
             "v2", sql: "CREATE TABLE b(y); INSERT INTO a VALUES (1); INSERT INTO nope VALUES (1);",
             file: "0002_broken.sql")
-        migrator.registerMigration("v3") { db in try db.execute("CREATE TABLE c(z)") }
+        try migrator.registerMigration("v3") { db in try db.execute("CREATE TABLE c(z)") }
         let error = #expect(throws: MigrationError.self) { try migrator.migrate(queue) }
         #expect(error?.identifier == "v2")
         #expect(error?.description.contains("0002_broken.sql") == true)
@@ -47,13 +47,13 @@ struct MigratorTests {
     func foreignKeyCheck() throws {
         let queue = try DatabaseQueue()
         var migrator = Migrator()
-        migrator.registerMigration(
+        try migrator.registerMigration(
             "schema",
             sql: """
                 CREATE TABLE lists(id INTEGER PRIMARY KEY);
                 CREATE TABLE items(id INTEGER PRIMARY KEY, list_id INTEGER REFERENCES lists(id));
                 """)
-        migrator.registerMigration("orphans", sql: "INSERT INTO items(list_id) VALUES (42);")
+        try migrator.registerMigration("orphans", sql: "INSERT INTO items(list_id) VALUES (42);")
         let error = #expect(throws: MigrationError.self) { try migrator.migrate(queue) }
         #expect(error?.identifier == "orphans")
         #expect(error?.description.contains("foreign key violation") == true)

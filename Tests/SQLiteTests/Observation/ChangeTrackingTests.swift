@@ -184,6 +184,67 @@ struct ChangeTrackingTests {
         #expect(log.commits.last == DatabaseChanges(tables: ["items": [1, 2, 3]]))
     }
 
+    @Test("savepoints opened in SQL: work undone by ROLLBACK TO is not reported", arguments: [false, true])
+    func sqlSavepoints(script: Bool) throws {
+        let statements = [
+            "BEGIN", "INSERT INTO items(title) VALUES ('kept')",
+            "SAVEPOINT sp1", "INSERT INTO lists(name) VALUES ('undone')", "ROLLBACK TO sp1",
+            "savepoint \"Outer\"", "INSERT INTO items(title) VALUES ('kept too')",
+            "SAVEPOINT inner", "INSERT INTO lists(name) VALUES ('undone too')", "INSERT INTO tags VALUES ('undone')",
+            "RollBack Transaction To Savepoint INNER", "RELEASE inner",
+            "SAVEPOINT [second]", "INSERT INTO lists(name) VALUES ('released')", "RELEASE SAVEPOINT second",
+            "SAVEPOINT third", "INSERT INTO tags VALUES ('undone with outer')",
+            "ROLLBACK TO outer",
+            "INSERT INTO items(title) VALUES ('after')",
+            "COMMIT",
+        ]
+        let (db, log) = try observedDatabase()
+        if script {
+            try db.executeScript(statements.joined(separator: ";\n") + ";")
+        } else {
+            for sql in statements { try db.execute(sql) }
+        }
+        #expect(try db.fetchAll(String.self, "SELECT title FROM items ORDER BY id") == ["kept", "after"])
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1, 2]])])
+    }
+
+    @Test("a savepoint opened outside a transaction reports at its release, without what was rolled back")
+    func outermostSQLSavepoint() throws {
+        let (db, log) = try observedDatabase()
+        try db.execute("SAVEPOINT a")
+        try db.execute("INSERT INTO lists(name) VALUES ('undone')")
+        try db.execute("SAVEPOINT b")
+        try db.execute("INSERT INTO items(title) VALUES ('kept')")
+        try db.execute("RELEASE b")
+        #expect(log.commits.isEmpty)
+        try db.execute("ROLLBACK TO a")
+        try db.execute("INSERT INTO items(title) VALUES ('kept')")
+        #expect(throws: SQLiteError.self) { try db.execute("ROLLBACK TO nowhere") }
+        try db.execute("RELEASE a")
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1]])])
+        // The Swift API and SQL savepoints mix.
+        try db.transaction { db in
+            try db.execute("SAVEPOINT sql")
+            try db.savepoint { db in try db.execute("INSERT INTO lists(name) VALUES ('kept')") }
+            try db.execute("INSERT INTO tags VALUES ('undone')")
+            try db.execute("ROLLBACK TO sql")
+            try db.execute("INSERT INTO items(title) VALUES ('kept')")
+        }
+        #expect(log.commits.last == DatabaseChanges(tables: ["items": [2]]))
+    }
+
+    @Test("writes made by executeScript are reported: DELETE without WHERE, and tables without rowid")
+    func scriptWrites() throws {
+        let (db, log) = try observedDatabase()
+        try db.executeScript("INSERT INTO items(title) VALUES ('a'), ('b'); INSERT INTO tags VALUES ('x');")
+        #expect(log.commits == [DatabaseChanges(tables: ["items": [1, 2]]), DatabaseChanges(tables: ["tags": []])])
+        try db.executeScript("DELETE FROM items; UPDATE tags SET name = 'y' WHERE name = 'x';")
+        #expect(
+            log.commits.dropFirst(2) == [
+                DatabaseChanges(tables: ["items": [1, 2]]), DatabaseChanges(tables: ["tags": []]),
+            ])
+    }
+
     @Test("a table without rowid is reported by name")
     func withoutRowid() throws {
         let (db, log) = try observedDatabase()

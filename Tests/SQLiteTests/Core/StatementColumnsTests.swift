@@ -5,7 +5,7 @@ import Testing
 /// Another connection changes the schema under a connection's cached statements: SQLite
 /// prepares them again by itself, and what they report must follow.
 @Suite("Schema changes by another connection")
-struct SchemaChangeTests {
+struct StatementColumnsTests {
     private struct Item: Decodable, Equatable {
         var id: Int
         var extra: String?
