@@ -86,9 +86,15 @@ import Testing
         let testSource = try String(contentsOf: article.testFile, encoding: .utf8)
         let testLines = Self.normalized(testSource.components(separatedBy: "\n"))
         for block in blocks {
+            // A Bool, so that a failure shows the block rather than the whole test file.
+            let isTested = Self.contains(testLines, Self.normalized(block))
             #expect(
-                Self.contains(testLines, Self.normalized(block)),
-                "this block of \(article.file.lastPathComponent) is not in \(article.testFile.lastPathComponent):\n\(block.joined(separator: "\n"))"
+                isTested,
+                """
+                this block of \(article.file.lastPathComponent) is not in \(article.testFile.lastPathComponent) \
+                (indentation and blank lines aside):
+                \(block.joined(separator: "\n"))
+                """
             )
         }
     }
