@@ -1,13 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// A package of its own, so that the main package depends on nothing but libsqlite3.
+// A package of its own, so that GRDB and the benchmark programs stay out of the main package,
+// whose libraries need nothing but libsqlite3.
 let package = Package(
     name: "Benchmarks",
     dependencies: [
         .package(name: "SharingSQLite", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-        // The main package's one dependency, for the start-up floor of a command-line parser.
+        // sqlq's command-line parser, for the start-up floor of a program that only parses options.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [

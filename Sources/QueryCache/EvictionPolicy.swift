@@ -22,6 +22,7 @@ public struct QueryEvictionPolicy: Hashable, Sendable {
     /// can exceed this while they are.
     public var maxStoreCount: Int?
 
+    /// A policy that evicts unused stores after `idleTimeout` seconds, and beyond `maxStoreCount` stores.
     public init(idleTimeout: TimeInterval = 5 * 60, maxStoreCount: Int? = nil) {
         self.idleTimeout = idleTimeout
         self.maxStoreCount = maxStoreCount

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A query that adjusts its base query's context before the store uses it. Created by
-/// ``QueryRequest/retry(limit:)``, ``QueryRequest/retry(when:)``, ``QueryRequest/stale(after:)``
+/// ``QueryRequest/retry(limit:backoff:)``, ``QueryRequest/retry(when:)``, ``QueryRequest/stale(after:)``
 /// and ``QueryRequest/setupContext(_:)``.
 public struct ModifiedQuery<Base: QueryRequest>: QueryRequest {
     public typealias Value = Base.Value

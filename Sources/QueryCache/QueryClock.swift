@@ -22,6 +22,7 @@ extension QueryClock {
 
 /// The clock that reads the system time.
 public struct SystemTimeQueryClock: QueryClock {
+    /// The system clock.
     public init() {}
     public func now() -> Date { Date() }
 }

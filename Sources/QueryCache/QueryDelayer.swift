@@ -13,6 +13,7 @@ public protocol QueryDelayer: Sendable {
 
 /// A delayer that returns at once.
 public struct NoDelayQueryDelayer: QueryDelayer {
+    /// A delayer that returns at once.
     public init() {}
     public func delay(for seconds: TimeInterval) async throws {
         try Task.checkCancellation()
@@ -21,6 +22,7 @@ public struct NoDelayQueryDelayer: QueryDelayer {
 
 /// A delayer that really sleeps, using `Task.sleep`.
 public struct TaskSleepQueryDelayer: QueryDelayer {
+    /// A delayer that sleeps with `Task.sleep`.
     public init() {}
     public func delay(for seconds: TimeInterval) async throws {
         guard seconds > 0 else { return try Task.checkCancellation() }

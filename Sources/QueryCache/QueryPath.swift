@@ -89,14 +89,18 @@ public struct QueryPath: Hashable, Sendable {
 }
 
 extension QueryPath: ExpressibleByArrayLiteral {
+    /// A path of the listed elements: `["players", id]`.
     public init(arrayLiteral elements: any Hashable & Sendable...) {
         self.init(elements)
     }
 }
 
 extension QueryPath: RandomAccessCollection {
+    /// The position of the first element.
     public var startIndex: Int { elements.startIndex }
+    /// The position after the last element.
     public var endIndex: Int { elements.endIndex }
+    /// The element at `position`.
     public subscript(position: Int) -> Element { elements[position] }
 }
 

@@ -5,6 +5,7 @@ public struct QueryTimeoutError: Error, Hashable, Sendable {
     /// The limit that was exceeded, in seconds.
     public let seconds: TimeInterval
 
+    /// An error for a limit of `seconds`.
     public init(seconds: TimeInterval) {
         self.seconds = seconds
     }

@@ -34,6 +34,7 @@ public final class FileDescriptorLineReader: TerminalLineReader {
     public let fileDescriptor: Int32
     private let state = Mutex(State())
 
+    /// A reader of `fileDescriptor`, which it does not close.
     public init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
     }

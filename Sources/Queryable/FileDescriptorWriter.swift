@@ -14,6 +14,7 @@ public struct FileDescriptorWriter: TerminalWriter {
     /// The descriptor written to. It is not closed by the writer.
     public let fileDescriptor: Int32
 
+    /// A writer to `fileDescriptor`, which it does not close.
     public init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
     }

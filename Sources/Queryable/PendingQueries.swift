@@ -19,10 +19,12 @@ extension Queryable {
             self.queryable = queryable
         }
 
+        /// Starts receiving queries.
         public func makeAsyncIterator() -> Iterator {
             Iterator(queryable: queryable)
         }
 
+        /// Receives the queries one at a time.
         public struct Iterator: AsyncIteratorProtocol, Sendable {
             public typealias Element = PendingQuery<Input, Answer>
             public typealias Failure = Never
@@ -33,10 +35,12 @@ extension Queryable {
                 self.queryable = queryable
             }
 
+            /// Waits for the next query; `nil` once the calling task is cancelled.
             public mutating func next() async -> Element? {
                 await queryable.nextPendingQuery()
             }
 
+            /// Waits for the next query; `nil` once the calling task is cancelled.
             public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
                 await queryable.nextPendingQuery()
             }

@@ -56,6 +56,7 @@ public struct QueryCancellationError: Error, Sendable, Hashable, CustomStringCon
     /// Why the query ended.
     public let reason: Reason
 
+    /// An error for a query that ended for `reason`.
     public init(reason: Reason) {
         self.reason = reason
     }

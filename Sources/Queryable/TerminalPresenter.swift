@@ -97,7 +97,9 @@ public struct TerminalPresenter: Sendable {
     /// A query that ends while its question is shown (timeout, `cancel()`, a newer query)
     /// stops waiting for input at once.
     ///
-    /// - Parameter question: Builds the question to ask for a query's input.
+    /// - Parameters:
+    ///   - queryable: The queryable whose queries are answered.
+    ///   - question: Builds the question to ask for a query's input.
     public func present<Input, Answer>(
         _ queryable: Queryable<Input, Answer>,
         question: @escaping @Sendable (Input) -> TerminalQuestion<Answer>

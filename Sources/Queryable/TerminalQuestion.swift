@@ -91,8 +91,11 @@ extension TerminalQuestion where Answer == String {
     /// }
     /// ```
     ///
-    /// - Parameter validate: Returns why a line is unacceptable, or `nil` to accept it.
-    ///   By default any non-empty line is accepted. Surrounding whitespace is removed first.
+    /// - Parameters:
+    ///   - message: The question.
+    ///   - defaultAnswer: The answer for an empty line, shown as a hint; `nil` for none.
+    ///   - validate: Returns why a line is unacceptable, or `nil` to accept it.
+    ///     By default any non-empty line is accepted. Surrounding whitespace is removed first.
     public static func text(
         _ message: String,
         default defaultAnswer: String? = nil,

@@ -11,10 +11,10 @@ import Synchronization
 /// try await $items.load(.fetch(Items(filter: .open), database: db))   // another query
 /// ```
 ///
-/// A commit that touches what the query read refetches it (off the writer, coalesced), and the
-/// reader changes only when the result differs (`==`, for `Equatable` values). Readers with equal
-/// keys share one cached value and one query per change. Commits by other connections and other
-/// processes are noticed too.
+/// A commit that touches what the query read refetches it (in coalesced rounds, after the commit
+/// returns), and the reader changes only when the result differs (`==`, for `Equatable` values).
+/// Readers with equal keys share one cached value and one query per change. Commits by other
+/// connections and other processes are noticed too.
 ///
 /// The reader is `Observable` (`withObservationTracking`, `Observations`) and `Sendable`; it
 /// needs no main thread. A failed fetch keeps the last good value and sets ``loadError``.

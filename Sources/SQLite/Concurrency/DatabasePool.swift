@@ -25,7 +25,10 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Opens (or creates) the file at `path` and switches it to WAL mode.
     ///
-    /// - Parameter maximumReaderCount: how many reads can run at once; more wait for a free reader.
+    /// - Parameters:
+    ///   - path: The database file. In-memory databases cannot be pooled; use ``DatabaseQueue``.
+    ///   - configuration: How each connection is opened.
+    ///   - maximumReaderCount: how many reads can run at once; more wait for a free reader.
     public init(
         path: String, configuration: Database.Configuration = Database.Configuration(), maximumReaderCount: Int = 4
     ) throws {

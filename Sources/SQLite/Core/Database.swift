@@ -30,6 +30,7 @@ public final class Database {
         /// How many prepared statements each connection keeps, keyed by SQL text.
         public var statementCacheCapacity = 128
 
+        /// The default configuration: read-write, created when missing, foreign keys on.
         public init() {}
 
         /// A configuration that opens an existing database without write access.

@@ -30,6 +30,7 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     /// The SQL of the statement that produced the row, when known.
     public var sql: String?
 
+    /// Creates an error for `column`, for decoders written by hand.
     public init(column: String, index: Int?, expectedType: String, reason: Reason, sql: String? = nil) {
         self.column = column
         self.index = index

@@ -74,22 +74,27 @@ public enum SQLiteValue: Hashable, Sendable {
 }
 
 extension SQLiteValue: ExpressibleByNilLiteral {
+    /// `nil` is ``null``.
     @inlinable public init(nilLiteral: ()) { self = .null }
 }
 
 extension SQLiteValue: ExpressibleByIntegerLiteral {
+    /// An integer literal is an ``integer(_:)``.
     @inlinable public init(integerLiteral value: Int64) { self = .integer(value) }
 }
 
 extension SQLiteValue: ExpressibleByFloatLiteral {
+    /// A floating-point literal is a ``real(_:)``.
     @inlinable public init(floatLiteral value: Double) { self = .real(value) }
 }
 
 extension SQLiteValue: ExpressibleByStringLiteral {
+    /// A string literal is a ``text(_:)``.
     @inlinable public init(stringLiteral value: String) { self = .text(value) }
 }
 
 extension SQLiteValue: ExpressibleByBooleanLiteral {
+    /// `true` and `false` are the integers 1 and 0, as SQLite stores booleans.
     @inlinable public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 

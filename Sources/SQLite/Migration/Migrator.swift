@@ -36,6 +36,7 @@ public struct Migrator: Sendable {
     /// The migrations, in the order they apply.
     public private(set) var migrations: [Migration] = []
 
+    /// A migrator with no migrations registered.
     public init() {}
 
     /// Registers a migration written in Swift.
@@ -262,28 +263,38 @@ public struct Migrator: Sendable {
 
 /// A migration recorded in the database as applied.
 public struct AppliedMigration: Sendable, Hashable {
+    /// The migration's identifier.
     public var identifier: String
+    /// The checksum of its SQL when applied; `nil` for migrations written in Swift.
     public var checksum: String?
+    /// When the migration was applied.
     public var appliedAt: Date
 }
 
 /// Where one migration stands.
 public struct MigrationStatus: Sendable, Hashable {
+    /// Whether a migration was applied, and whether it changed since.
     public enum State: Sendable, Hashable {
+        /// Applied at the given date.
         case applied(Date)
+        /// Registered, not applied yet.
         case pending
         /// Applied, but the file's checksum has changed since: `migrate` refuses to go on.
         case changedSinceApplied(Date)
         /// Recorded as applied, but no longer registered.
         case unknown(Date)
     }
+    /// The migration's identifier.
     public var identifier: String
+    /// Its file, for migrations loaded from a folder.
     public var file: String?
+    /// Where the migration stands.
     public var state: State
 }
 
 /// A migration failed, or cannot be trusted.
 public struct MigrationError: Error, CustomStringConvertible {
+    /// What went wrong.
     public enum Reason: Sendable {
         /// The migration's SQL or code threw; the underlying error is usually a ``SQLiteError``.
         case failed(any Error)
@@ -306,6 +317,7 @@ public struct MigrationError: Error, CustomStringConvertible {
     public var identifier: String?
     /// The file or folder concerned, if any.
     public var file: String?
+    /// What went wrong.
     public var reason: Reason
 
     public var description: String {

@@ -45,12 +45,15 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
     public struct ChangedTables: Sequence {
         let storage: [Table]
 
+        /// Iterates the names of the changed tables.
         public func makeIterator() -> Iterator { Iterator(storage: storage) }
 
+        /// Yields the names of the changed tables, one each.
         public struct Iterator: IteratorProtocol {
             let storage: [Table]
             var index = 0
 
+            /// The next changed table, or `nil` after the last.
             public mutating func next() -> String? {
                 while index < storage.count {
                     defer { index += 1 }

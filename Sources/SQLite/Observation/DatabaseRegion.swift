@@ -11,7 +11,9 @@
 public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// Columns read in a table: some of them, or all (the whole table).
     public enum Columns: Hashable, Sendable {
+        /// Every column: the whole table.
         case all
+        /// Only these columns.
         case only(Set<String>)
     }
 

@@ -10,6 +10,7 @@ public struct RecordNotFound: Error, Hashable, Sendable {
     /// The record's key values, one per column.
     public var values: [SQLiteValue]
 
+    /// Creates an error for the row of `table` whose key `columns` have `values`.
     public init(table: String, columns: [String], values: [SQLiteValue]) {
         self.table = table
         self.columns = columns

@@ -72,7 +72,7 @@ extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible & Decodab
 }
 
 extension QueryInterfaceRequest {
-    /// How many rows ``fetchAll(_:)`` would return, counted by SQLite.
+    /// How many rows `fetchAll(_:)` would return, counted by SQLite.
     public func fetchCount(_ db: Database) throws -> Int {
         let count: Int?? = try db.boundStatement(for: select, .count).fetchOneBound(
             decode: Statement.optionalFirstColumn)

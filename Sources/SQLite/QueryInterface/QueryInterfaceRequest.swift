@@ -104,7 +104,7 @@ public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
 
     // MARK: SQL
 
-    /// The SQL that ``fetchAll(_:)`` runs, with `?` for each argument: for logs and `--explain`.
+    /// The SQL that `fetchAll(_:)` runs, with `?` for each argument: for logs and `--explain`.
     public var sql: String { render(.all).sql }
 
     /// The values bound to ``sql``'s placeholders, in order.

@@ -23,13 +23,17 @@ public protocol SQLOrderingTerm: Sendable {
 public struct SQLOrdering: Hashable, Sendable, SQLOrderingTerm {
     /// The sort direction.
     public enum Direction: Hashable, Sendable {
+        /// Smallest first (`ASC`).
         case ascending
+        /// Largest first (`DESC`).
         case descending
     }
 
     /// Where NULLs sort.
     public enum NullPlacement: Hashable, Sendable {
+        /// NULLs before every value (`NULLS FIRST`).
         case first
+        /// NULLs after every value (`NULLS LAST`).
         case last
     }
 

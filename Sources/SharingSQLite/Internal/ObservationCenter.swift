@@ -376,7 +376,8 @@ final class ObservationCenter: Sendable {
     // MARK: Changes
 
     /// Called on the writer's thread right after each commit: it only marks and schedules, so
-    /// the writer never waits for a read.
+    /// the commit never waits for a refetch. (A `DatabaseQueue` runs the refetch on its one
+    /// connection, so its next write may wait for a round; a pool's rounds use reader connections.)
     fileprivate func didCommit(_ changes: DatabaseChanges) {
         let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
             state.commitCount &+= 1

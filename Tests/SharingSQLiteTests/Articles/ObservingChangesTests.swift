@@ -1,0 +1,77 @@
+import Foundation
+import SharingSQLite
+import Testing
+
+// The code of the "Observing changes" article (Sources/SharingSQLite/SharingSQLite.docc/ObservingChanges.md).
+// ArticleCodeTests in SQLiteTests checks that every Swift block of the article appears here.
+
+enum ObservingChangesArticle {
+    struct Reminder: Codable, Equatable, Sendable {
+        var id: Int64
+        var title: String
+    }
+
+    struct OpenCount: FetchKeyRequest {
+        func fetch(_ db: Database) throws -> Int {
+            try db.fetchOne(Int.self, "SELECT count(*) FROM reminders WHERE NOT isCompleted") ?? 0
+        }
+    }
+}
+
+@Suite struct ObservingChangesTests {
+    typealias Reminder = ObservingChangesArticle.Reminder
+    typealias OpenCount = ObservingChangesArticle.OpenCount
+
+    @Test(.timeLimit(.minutes(1))) func article() async throws {
+        let path = temporaryDatabasePath()
+        let db = try DatabasePool(path: path)
+        try await db.write { db in
+            try db.execute(
+                "CREATE TABLE reminders(id INTEGER PRIMARY KEY, title TEXT NOT NULL, isCompleted INTEGER DEFAULT 0)")
+            try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT)")
+        }
+
+        @SharedReader(.fetchAll("SELECT id, title FROM reminders WHERE NOT isCompleted ORDER BY id", database: db))
+        var open: [Reminder]
+
+        try await db.write { db in
+            try db.execute("INSERT INTO reminders(title) VALUES ('Buy milk')")
+        }
+        for await reminders in $open.values where reminders.count == 1 { break }
+
+        #expect(open.map(\.title) == ["Buy milk"])
+        let fetchesBefore = fetchCount($open)
+
+        // Reads nothing of `notes`: no refetch.
+        try await db.write { db in
+            try db.execute("INSERT INTO notes(text) VALUES ('unrelated')")
+        }
+        // Reads `reminders`: a refetch, but the result is the same, so no new value.
+        try await db.write { db in
+            try db.execute("INSERT INTO reminders(title, isCompleted) VALUES ('Done already', 1)")
+        }
+
+        try await db.write { db in
+            try db.execute("INSERT INTO reminders(title) VALUES ('Buy bread')")
+        }
+        for await reminders in $open.values where reminders.count == 2 { break }
+        #expect(open.map(\.title) == ["Buy milk", "Buy bread"])
+        // At most one fetch for each of the two commits to reminders.
+        #expect(fetchCount($open) - fetchesBefore <= 2)
+
+        @SharedReader(wrappedValue: 0, .fetch(OpenCount(), database: db)) var openCount: Int
+
+        for await count in $openCount.values where count == 2 { break }
+
+        let other = try DatabaseQueue(path: path)  // another connection to the same file
+        try await other.write { db in
+            try db.execute("UPDATE reminders SET isCompleted = 1 WHERE title = 'Buy milk'")
+        }
+        for await count in $openCount.values where count == 1 { break }
+
+        #expect(openCount == 1)
+        for await reminders in $open.values where reminders.count == 1 { break }
+        #expect(open.map(\.title) == ["Buy bread"])
+
+    }
+}
