@@ -17,10 +17,10 @@ import Testing
 
         var migrator = Migrator()
         try migrator.registerMigrations(inDirectory: directory)  // 0001_create_lists.sql, 0002_seed_lists.sql
-        migrator.registerMigration("add list colors") { db in
+        try migrator.registerMigration("add list colors") { db in
             try db.execute("ALTER TABLE lists ADD COLUMN color TEXT")
         }
-        migrator.registerMigration("0004_index_lists", sql: "CREATE INDEX lists_by_name ON lists(name)")
+        try migrator.registerMigration("0004_index_lists", sql: "CREATE INDEX lists_by_name ON lists(name)")
 
         #expect(try migrator.hasPendingMigrations(queue))
 
@@ -54,7 +54,7 @@ import Testing
         #expect(throws: MigrationError.self) { try edited.migrate(queue) }
 
         var broken = Migrator()
-        broken.registerMigration("bad", sql: "CREATE TABLE t(x); INSERT INTO nowhere VALUES (1);")
+        try broken.registerMigration("bad", sql: "CREATE TABLE t(x); INSERT INTO nowhere VALUES (1);")
         #expect(throws: MigrationError.self) { try broken.migrate(queue) }
         // Nothing of the failed migration remains.
         #expect(

@@ -25,7 +25,7 @@ enum GettingStartedArticle {
         let db = try DatabaseQueue(path: path)
 
         var migrator = Migrator()
-        migrator.registerMigration("create reminders") { db in
+        try migrator.registerMigration("create reminders") { db in
             try db.execute(
                 """
                 CREATE TABLE reminders(
