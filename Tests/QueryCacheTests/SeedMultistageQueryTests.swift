@@ -9,8 +9,8 @@
 //   and the page's undefined `list` is that unwrapped value.
 
 import Foundation
+import Locking
 import QueryCache
-import Synchronization
 import Testing
 
 // MARK: - Test doubles for the page's elided parts
@@ -43,7 +43,7 @@ func fetchActualEventList(_ region: Region) async throws -> EventsList {
 final class Cache: Sendable {
     static let shared = Cache()
 
-    private let storage = Mutex<[String: QueryData]>([:])
+    private let storage = Lock<[String: QueryData]>([:])
 
     subscript(key: String) -> QueryData? {
         get {

@@ -1,16 +1,16 @@
 import Foundation
+import Locking
 import QueryCache
-import Synchronization
 import Testing
 
 /// A clock that only moves when a test moves it.
 final class TestClock: Sendable {
-    private let date: Mutex<Date>
+    private let date: Lock<Date>
     /// Seconds added after every reading, for tests that need each reading to differ.
     private let autoAdvance: TimeInterval
 
     init(_ date: Date = Date(timeIntervalSince1970: 1_000_000), autoAdvance: TimeInterval = 0) {
-        self.date = Mutex(date)
+        self.date = Lock(date)
         self.autoAdvance = autoAdvance
     }
 
@@ -30,7 +30,7 @@ final class TestClock: Sendable {
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Lock(0)
 
     @discardableResult
     func increment() -> Int {
@@ -45,7 +45,7 @@ final class Counter: Sendable {
 
 /// A thread-safe list that records what a test wants to inspect.
 final class Recorder<Element: Sendable>: Sendable {
-    private let elements = Mutex<[Element]>([])
+    private let elements = Lock<[Element]>([])
 
     func append(_ element: Element) {
         elements.withLock { $0.append(element) }
@@ -77,7 +77,7 @@ final class Gate: Sendable {
         var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Suspends until `open()`. Throws `CancellationError` if cancelled first.
     func wait() async throws {

@@ -1,10 +1,10 @@
+import Locking
 import Observation
 import Queryable
-import Synchronization
 
 /// Claims a continuation so whichever of several racing callbacks comes first resumes it.
 final class ResumeOnce: Sendable {
-    private let claimed = Mutex(false)
+    private let claimed = Lock(false)
 
     func claim() -> Bool {
         claimed.withLock { claimed in

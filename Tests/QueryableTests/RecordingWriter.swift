@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Queryable
-import Synchronization
 
 /// A ``TerminalWriter`` that keeps everything written and lets a test await a piece of text.
 final class RecordingWriter: TerminalWriter {
@@ -15,7 +15,7 @@ final class RecordingWriter: TerminalWriter {
         var waiters: [Waiter] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     var written: String { state.withLock { $0.written } }
 

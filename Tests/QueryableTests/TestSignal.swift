@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A one-shot event a test can await, so tests wait for things to happen instead of sleeping.
 final class TestSignal: Sendable {
@@ -7,7 +7,7 @@ final class TestSignal: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func signal() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// Holds back the fetches of a gated request until the test opens the gate.
 enum Gates {
-    private static let gates = Mutex<[Int: DispatchSemaphore]>([:])
+    private static let gates = Lock<[Int: DispatchSemaphore]>([:])
     private static let counter = Atomic<Int>(0)
 
     static func make() -> Int {

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Observation
-import Synchronization
 import Testing
 
 @testable import SharingSQLite
@@ -89,7 +89,7 @@ func eventually<V: Sendable>(
 
 /// Resumes a continuation once, whoever comes first: the condition, a change, or cancellation.
 final class OneShot: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, early: Bool?)>((nil, nil))
+    private let state = Lock<(continuation: CheckedContinuation<Bool, Never>?, early: Bool?)>((nil, nil))
 
     func arm(_ continuation: CheckedContinuation<Bool, Never>) {
         let early = state.withLock { state -> Bool? in

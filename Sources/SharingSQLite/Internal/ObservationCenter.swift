@@ -1,6 +1,6 @@
 import Dispatch
+import Locking
 import QueryCache
-import Synchronization
 
 /// Keeps the live values of one database current.
 ///
@@ -157,13 +157,13 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// The writer's `data_version` and `schema_version` when last read; `data_version` only
     /// moves for others' commits. Held while reading them, so that two readings never store out
     /// of order.
-    private let versions = Mutex<(data: Int64, schema: Int64)?>(nil)
+    private let versions = Lock<(data: Int64, schema: Int64)?>(nil)
     /// The schema generation each read connection last refreshed its schema for.
-    private let schemaGenerations = Mutex<[ObjectIdentifier: Int]>([:])
+    private let schemaGenerations = Lock<[ObjectIdentifier: Int]>([:])
     private let watchesFile: Bool
     private let refreshQueue = DispatchQueue(label: "SharingSQLite.ObservationCenter.refresh")
     /// The tables whose commits the writer delivers to the center: those of the index.
@@ -193,7 +193,7 @@ final class ObservationCenter: Sendable {
         let relay: CommitRelay
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: Registration]>([:])
+    private static let registry = Lock<[ObjectIdentifier: Registration]>([:])
 
     /// The center of `writer`, created (and its commit hook installed) on first use.
     ///
@@ -565,7 +565,7 @@ private final class CommitRelay: Sendable {
         weak var center: ObservationCenter?
     }
 
-    let center = Mutex(WeakCenter())
+    let center = Lock(WeakCenter())
     /// The tables the queries of the current center read. A center gone leaves its tables
     /// selected, which costs a delivery to no one, until the next one selects its own.
     let tables = ObservedTables()

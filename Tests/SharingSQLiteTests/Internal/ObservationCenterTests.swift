@@ -1,14 +1,14 @@
 import Foundation
 import Glibc
+import Locking
 import QueryCache
-import Synchronization
 import Testing
 
 @testable import SharingSQLite
 
 /// A clock that moves only when the test moves it, for eviction.
 final class ManualClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_000_000))
+    private let date = Lock(Date(timeIntervalSince1970: 1_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
 }

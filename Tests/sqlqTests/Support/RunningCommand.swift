@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 /// A `sqlq` process that runs while the test talks to it: its standard output is a pipe (or a
 /// pseudo-terminal), read as it comes.
@@ -124,7 +124,7 @@ final class PseudoTerminal {
 
 /// Set once, read from any thread.
 final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Lock(false)
 
     var isSet: Bool { value.withLock { $0 } }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 struct StreamReaderError: Error, CustomStringConvertible {
     let description: String
@@ -26,7 +26,7 @@ final class StreamReader: Sendable {
         var nextWaiterID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Starts reading `descriptor` until it reports the end or an error.
     init(descriptor: Int32) {
