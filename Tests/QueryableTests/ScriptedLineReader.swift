@@ -1,5 +1,6 @@
 import Locking
 import Queryable
+import Testing
 
 /// A ``TerminalLineReader`` whose input the test sends one event at a time.
 final class ScriptedLineReader: TerminalLineReader {

@@ -217,7 +217,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", path, "INSERT INTO items(title) VALUES ('from the shell')"]
         try process.run()
-        process.waitUntilExit()
+        try process.waitUntilExitWithinHangLimit()
         #expect(process.terminationStatus == 0)
         try await value(of: reader) { $0.map(\.title) == ["from the shell"] }
     }

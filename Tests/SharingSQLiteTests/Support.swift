@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Locking
 import Observation
 import Testing
@@ -50,6 +51,42 @@ func value<V: Sendable>(
             throw TimedOut(description: "the reader never got the expected value; it holds \(reader.wrappedValue)")
         }
         return value
+    }
+}
+
+/// The value of `task`, which is cancelled, and the wait a failure, if it takes longer than
+/// `hangLimit`.
+func value<T: Sendable>(of task: Task<T, Never>, waitingFor what: String) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await task.value }
+        group.addTask {
+            try await Task.sleep(for: hangLimit)
+            task.cancel()
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else {
+            throw TimedOut(description: "waited \(hangLimit) for \(what), in vain")
+        }
+        return value
+    }
+}
+
+extension Process {
+    /// Waits for the process to exit; one still running after `hangLimit` is killed, and the
+    /// wait throws.
+    func waitUntilExitWithinHangLimit() throws {
+        let exited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            waitUntilExit()
+            exited.signal()
+        }
+        let (seconds, attoseconds) = hangLimit.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut else { return }
+        kill(processIdentifier, SIGKILL)
+        exited.wait()
+        throw TimedOut(description: "\(arguments ?? []) was still running after \(hangLimit), and was killed")
     }
 }
 

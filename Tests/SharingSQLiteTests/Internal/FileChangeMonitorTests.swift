@@ -61,7 +61,7 @@ private func next(_ reports: AsyncStream<Report>) async throws -> Report? {
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         shell.arguments = ["-cmd", ".timeout 5000", path, "INSERT INTO items(title) VALUES ('from the shell')"]
         try shell.run()
-        shell.waitUntilExit()
+        try shell.waitUntilExitWithinHangLimit()
         #expect(shell.terminationStatus == 0)
         #expect(try await next(reports) == .changed)
     }

@@ -49,7 +49,7 @@ final class ManualClock: Sendable {
         for index in 0..<100 {
             try await pool.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
         }
-        let counts = await seen.value
+        let counts = try await value(of: seen, waitingFor: "the count to reach 100")
         #expect(counts.last == 100)
         #expect(counts == counts.sorted(), "a value was overtaken by an older one: \(counts)")
     }
