@@ -35,6 +35,7 @@ final class FileChangeMonitor: Sendable {
 
     /// Starts watching. `onStart` runs first on the monitor's thread, then `onChange` after each
     /// wake-up, until ``stop()`` or until the file is deleted or replaced, which `onMove` hears.
+    /// The file is the one the path names now.
     init(
         path: String, interval: Duration = .milliseconds(250),
         onStart: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void,
@@ -46,8 +47,9 @@ final class FileChangeMonitor: Sendable {
         let watched: Set<String> = [name, name + "-wal", name + "-journal"]
         let timeout = Int32(
             clamping: interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
+        // Before this returns, so that a move right after is seen as one.
+        let checker = Checker(path: url.path, onChange: onChange, onMove: onMove)
         let thread = Thread { [self] in
-            let checker = Checker(path: url.path, onChange: onChange, onMove: onMove)
             onStart()
             self.run(directory: directory, watched: watched, timeout: timeout, checker: checker)
         }
@@ -82,14 +84,17 @@ final class FileChangeMonitor: Sendable {
         let path: String
         let onChange: @Sendable () -> Void
         let onMove: @Sendable (Move) -> Void
-        /// The file the path named when watching started: the one the connection opened.
+        /// The file the path named when watching started, taken to be the one the connection
+        /// opened. A path that named no file then (a `file:` URI, say) tells nothing, and moves
+        /// go unwatched.
         let original: PathState
 
         init(path: String, onChange: @escaping @Sendable () -> Void, onMove: @escaping @Sendable (Move) -> Void) {
             self.path = path
             self.onChange = onChange
             self.onMove = onMove
-            original = PathState(of: path)
+            let original = PathState(of: path)
+            self.original = original == .missing ? .unknown : original
         }
 
         /// Calls `onChange` if the path still names the original file, else `onMove`. A missing
@@ -97,7 +102,7 @@ final class FileChangeMonitor: Sendable {
         /// and writing a new one leaves it missing for a moment. Returns false once `onMove` ran.
         func check(final: Bool) -> Bool {
             let now = PathState(of: path)
-            if now == .unknown || original == .unknown || (now == original && now != .missing) {
+            if now == .unknown || original == .unknown || now == original {
                 onChange()
                 return true
             }

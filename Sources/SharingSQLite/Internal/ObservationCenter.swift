@@ -535,10 +535,10 @@ final class ObservationCenter: Sendable {
     /// Makes `db` forget the schema it knew, once per change of the schema by another process.
     ///
     /// SQLite prepares a statement on the connection's copy of the schema without checking it
-    /// against the file; the statement notices the change when it runs, and prepares itself
-    /// again, but the column list read when it was first prepared stays the old one. So the
-    /// cached statements go, and a read of the schema table (which checks the copy and reloads
-    /// it) comes before the round's statements are prepared.
+    /// against the file, and notices the change only when the statement runs: until then its
+    /// columns are the old ones, and so are those of statements cached before. So the cached
+    /// statements go, and a read of the schema table (which checks the copy and reloads it)
+    /// comes before the round's statements are prepared.
     private func refreshSchema(of db: Database, generation: Int) {
         let id = ObjectIdentifier(db)
         let isStale = schemaGenerations.withLock { seen in

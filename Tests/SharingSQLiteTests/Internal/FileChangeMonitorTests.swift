@@ -88,4 +88,14 @@ private func next(_ reports: AsyncStream<Report>) async throws -> Report? {
         #expect(rename(replacement, path) == 0)
         #expect(try await next(reports) == .moved(.replaced))
     }
+
+    @Test func aPathThatNamedNoFileAtTheStartIsNotReportedDeleted() async throws {
+        // Such as a `file:` URI, which SQLite opens but the file system does not know.
+        let path = temporaryDatabasePath() + "?mode=ro"
+        let (monitor, reports) = startMonitor(path) { true }
+        defer { monitor.stop() }
+        #expect(try await next(reports) == .started)
+        // The fallback poll wakes it: a change, since it cannot tell, and not a deletion.
+        #expect(try await next(reports) == .changed)
+    }
 }
