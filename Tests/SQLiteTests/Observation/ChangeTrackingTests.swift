@@ -231,9 +231,9 @@ struct ChangeTrackingTests {
         let exited = DispatchSemaphore(value: 0)
         shell.terminationHandler = { _ in exited.signal() }
         try shell.run()
-        if exited.wait(timeout: .now() + .seconds(30)) == .timedOut, shell.isRunning {
+        if exited.wait(timeout: .now() + .seconds(120)) == .timedOut, shell.isRunning {
             shell.terminate()
-            Issue.record("the sqlite3 shell was still running after 30 s")
+            Issue.record("the sqlite3 shell was still running after 120 s")
         }
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)

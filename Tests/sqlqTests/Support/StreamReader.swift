@@ -8,7 +8,7 @@ struct StreamReaderError: Error, CustomStringConvertible {
 
 /// How long a test waits for output or an exit before it fails: an upper bound that only turns a
 /// hang into a failure; nothing waits for it to pass.
-let hangLimit: Duration = .seconds(30)
+let hangLimit: Duration = .seconds(120)
 
 /// Collects what a running process writes to a pipe or a pseudo-terminal, on a thread of its
 /// own, and lets a test wait until some text has appeared.
