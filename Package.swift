@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "SharingSQLite",
-    // Mutex (Synchronization) needs these on Apple platforms; Linux has no minimum.
+    // Atomic (Synchronization) needs these on Apple platforms; Linux has no minimum.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "SQLite", targets: ["SQLite"]),
@@ -24,16 +24,20 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        // The lock every module uses: Synchronization.Mutex's shape, on a pthread mutex, which
+        // Thread Sanitizer can check.
+        .target(name: "Locking"),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Locking"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking"]),
         // Generic layers with no SQLite in them.
-        .target(name: "QueryCache"),
-        .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache"]),
-        .target(name: "Queryable"),
-        .testTarget(name: "QueryableTests", dependencies: ["Queryable"]),
+        .target(name: "QueryCache", dependencies: ["Locking"]),
+        .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache", "Locking"]),
+        .target(name: "Queryable", dependencies: ["Locking"]),
+        .testTarget(name: "QueryableTests", dependencies: ["Queryable", "Locking"]),
         // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
-        .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache"]),
-        .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite"]),
+        .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache", "Locking"]),
+        .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite", "Locking"]),
         // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
         .executableTarget(
             name: "sqlq",
@@ -43,7 +47,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite"]),
+        .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Caches one ``QueryStore`` per ``QueryPath`` and acts on groups of stores by path prefix.
 ///
@@ -33,14 +33,14 @@ public final class QueryClient: Sendable {
         var evictionHandler: (@Sendable ([any OpaqueQueryStore]) -> Void)?
     }
 
-    private let storage: Mutex<Storage>
+    private let storage: Lock<Storage>
 
     /// Creates a client whose stores start from `defaultContext`.
     public init(
         defaultContext: QueryContext = QueryContext(),
         evictionPolicy: QueryEvictionPolicy = QueryEvictionPolicy()
     ) {
-        self.storage = Mutex(Storage(defaultContext: defaultContext, evictionPolicy: evictionPolicy))
+        self.storage = Lock(Storage(defaultContext: defaultContext, evictionPolicy: evictionPolicy))
     }
 
     /// The context new stores start from. The client's clock (`queryClock`) drives eviction.

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Observation
-import Synchronization
 
 /// Holds the state of one query and runs its fetches.
 ///
@@ -69,7 +69,7 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
     /// The path identifying this store's query.
     public let path: QueryPath
     private let fetcher: Fetcher
-    private let storage: Mutex<Storage>
+    private let storage: Lock<Storage>
     private let registrar = ObservationRegistrar()
     /// The key path Observation knows the state by. A generic class's key paths are built at run
     /// time on every use, at a cost greater than the rest of a read, so each store builds it once.
@@ -88,7 +88,7 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
         }
         var storage = Storage(state: initialState, context: context)
         storage.unsubscribedSince = context.queryClock.now()
-        self.storage = Mutex(storage)
+        self.storage = Lock(storage)
     }
 
     deinit {

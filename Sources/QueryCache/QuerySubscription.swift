@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A live registration of a handler on a ``QueryStore``. Cancel it, or let it deinitialize, to
 /// stop receiving states; the store counts it in ``QueryStore/subscriberCount`` until then.
@@ -8,10 +8,10 @@ import Synchronization
 /// defer { subscription.cancel() }
 /// ```
 public final class QuerySubscription: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
     init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Lock(onCancel)
     }
 
     /// Stops delivery and unregisters. Calling it again does nothing.
@@ -41,7 +41,7 @@ final class StateSubscriber<State: Sendable>: Sendable {
     }
 
     private let handler: @Sendable (State) -> Void
-    private let queue = Mutex(Queue())
+    private let queue = Lock(Queue())
 
     init(handler: @escaping @Sendable (State) -> Void) {
         self.handler = handler

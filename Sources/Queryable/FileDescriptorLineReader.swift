@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 /// Reads answers line by line from a file descriptor, such as standard input or a pseudo-terminal.
 ///
@@ -32,7 +32,7 @@ public final class FileDescriptorLineReader: TerminalLineReader {
 
     /// The descriptor read from. It is not closed by the reader.
     public let fileDescriptor: Int32
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A reader of `fileDescriptor`, which it does not close.
     public init(fileDescriptor: Int32) {

@@ -1,5 +1,5 @@
+import Locking
 import Observation
-import Synchronization
 
 /// Asks a question from async code and suspends until some presenter answers it.
 ///
@@ -58,7 +58,7 @@ public final class Queryable<Input: Sendable, Answer: Sendable>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let registrar = ObservationRegistrar()
 
     /// Creates a queryable.

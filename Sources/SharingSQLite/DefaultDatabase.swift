@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The database that keys read from when they name none, set once per process.
 ///
@@ -25,7 +25,7 @@ public enum DefaultDatabase {
 /// Holds one database, settable once. A type of its own so that tests can use a fresh one
 /// without touching the process-wide default.
 final class DefaultDatabaseSlot: Sendable {
-    private let database = Mutex<(any DatabaseWriter)?>(nil)
+    private let database = Lock<(any DatabaseWriter)?>(nil)
 
     func set(_ writer: any DatabaseWriter) throws {
         try database.withLock { database in

@@ -1,6 +1,6 @@
+import Locking
 import Observation
 import QueryCache
-import Synchronization
 
 /// A value loaded from SQLite that stays current as the database changes.
 ///
@@ -46,7 +46,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
         var loadError = false
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let registrar = ObservationRegistrar()
     /// The key paths Observation knows the properties by. A generic class's key paths are built
     /// at run time on every use, at a cost greater than the rest of a read, so each reader
@@ -64,7 +64,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// @SharedReader(wrappedValue: 0, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
     /// ```
     public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
-        state = Mutex(State(value: wrappedValue))
+        state = Lock(State(value: wrappedValue))
         guard let attached = try? attach(key), attached.isStale else { return }
         attached.lease.center.refresh(attached.lease, fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
     }
@@ -94,7 +94,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// try await $items.load(.fetch(Items(order: .reverse), database: db))
     /// ```
     public init(value: Value) {
-        state = Mutex(State(value: value))
+        state = Lock(State(value: value))
     }
 
     deinit {

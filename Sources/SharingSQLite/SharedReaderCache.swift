@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import QueryCache
-import Synchronization
 
 /// The limits of the query cache behind ``SharedReader``s.
 ///
@@ -14,7 +14,7 @@ import Synchronization
 /// SharedReaderCache.maxStoreCount = 200       // 1,000 by default; nil for no limit
 /// ```
 public enum SharedReaderCache {
-    private static let policy = Mutex(QueryEvictionPolicy(idleTimeout: 5 * 60, maxStoreCount: 1_000))
+    private static let policy = Lock(QueryEvictionPolicy(idleTimeout: 5 * 60, maxStoreCount: 1_000))
 
     /// Seconds an entry nobody reads is kept. Five minutes by default.
     public static var idleTimeout: TimeInterval {

@@ -13,6 +13,12 @@ public enum SharingSQLiteError: Error, Sendable, Hashable, CustomStringConvertib
     case noRow(sql: String)
     /// `load()` was called on a reader that was never given a key.
     case noKey
+    /// The database file was deleted while open. The connection still reads the deleted file,
+    /// which no other program sees, so its readers report this instead of going stale.
+    case databaseFileDeleted(path: String)
+    /// The path of the database file now names another file (`mv other.db app.db`). The
+    /// connection still reads the file it opened; open the path again to read the new one.
+    case databaseFileReplaced(path: String)
 
     public var description: String {
         switch self {
@@ -26,6 +32,11 @@ public enum SharingSQLiteError: Error, Sendable, Hashable, CustomStringConvertib
                 "the query returned no row, and the value is not optional (use an optional type to allow none)\n  SQL: \(sql)"
         case .noKey:
             return "this reader has no key to reload: call load(_:) with a key first"
+        case .databaseFileDeleted(let path):
+            return "the database file \"\(path)\" was deleted while open; its readers no longer follow it"
+        case .databaseFileReplaced(let path):
+            return
+                "the database file \"\(path)\" was replaced by another file while open; open it again to read the new one"
         }
     }
 }

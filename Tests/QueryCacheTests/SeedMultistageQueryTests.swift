@@ -9,8 +9,8 @@
 //   and the page's undefined `list` is that unwrapped value.
 
 import Foundation
+import Locking
 import QueryCache
-import Synchronization
 import Testing
 
 // MARK: - Test doubles for the page's elided parts
@@ -43,7 +43,7 @@ func fetchActualEventList(_ region: Region) async throws -> EventsList {
 final class Cache: Sendable {
     static let shared = Cache()
 
-    private let storage = Mutex<[String: QueryData]>([:])
+    private let storage = Lock<[String: QueryData]>([:])
 
     subscript(key: String) -> QueryData? {
         get {
@@ -366,12 +366,15 @@ struct SeedMultistageQueryTests {
         let store = QueryStore.detached(query: LinesQuery(url: file), initialValue: nil)
         store.context = testContext(clock: clock)
 
-        var yielded: [(lines: [String], date: Date?)] = []
-        for await state in store.states {
-            if state.isLoading, let lines = state.currentValue {
-                yielded.append((lines, state.valueLastUpdatedAt))
+        let yielded = try await withHangLimit("the lines to load") {
+            var yielded: [(lines: [String], date: Date?)] = []
+            for await state in store.states {
+                if state.isLoading, let lines = state.currentValue {
+                    yielded.append((lines, state.valueLastUpdatedAt))
+                }
+                if !state.isLoading && state.valueUpdateCount > 0 { break }
             }
-            if !state.isLoading && state.valueUpdateCount > 0 { break }
+            return yielded
         }
 
         #expect(yielded.map(\.lines) == [["one"], ["one", "two"], ["one", "two", "three"]])

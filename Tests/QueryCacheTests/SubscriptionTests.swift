@@ -67,11 +67,14 @@ struct SubscriptionTests {
     func statesSequence() async throws {
         let store = QueryStore.detached(query: TestQuery { _ in 9 }, initialValue: nil)
         store.context = testContext()
-        var values: [Int?] = []
-        for await state in store.states {
-            values.append(state.currentValue)
-            #expect(store.hasSubscribers)
-            if state.currentValue == 9 { break }
+        let values = try await withHangLimit("the value 9") {
+            var values: [Int?] = []
+            for await state in store.states {
+                values.append(state.currentValue)
+                #expect(store.hasSubscribers)
+                if state.currentValue == 9 { break }
+            }
+            return values
         }
         #expect(values.first.flatMap { $0 } == nil && values.count >= 2)
         #expect(values.last == 9)

@@ -1,16 +1,51 @@
 import Foundation
+import Locking
 import QueryCache
-import Synchronization
 import Testing
+
+/// How long a test waits for something before it fails: an upper bound that only turns a hang
+/// into a failure; nothing waits for it to pass.
+let hangLimit: Duration = .seconds(120)
+
+struct TimedOut: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs `work` once `hangLimit` has passed, on a thread of its own.
+func afterHangLimit(_ work: @escaping @Sendable () -> Void) {
+    let (seconds, attoseconds) = hangLimit.components
+    DispatchQueue.global().asyncAfter(
+        deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)),
+        execute: work)
+}
+
+/// The result of `body`, which is cancelled, and the wait a failure, if it takes longer than
+/// `hangLimit`.
+func withHangLimit<T: Sendable>(
+    _ what: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: hangLimit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else {
+            throw TimedOut(description: "waited \(hangLimit) for \(what), in vain")
+        }
+        return value
+    }
+}
 
 /// A clock that only moves when a test moves it.
 final class TestClock: Sendable {
-    private let date: Mutex<Date>
+    private let date: Lock<Date>
     /// Seconds added after every reading, for tests that need each reading to differ.
     private let autoAdvance: TimeInterval
 
     init(_ date: Date = Date(timeIntervalSince1970: 1_000_000), autoAdvance: TimeInterval = 0) {
-        self.date = Mutex(date)
+        self.date = Lock(date)
         self.autoAdvance = autoAdvance
     }
 
@@ -30,7 +65,7 @@ final class TestClock: Sendable {
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Lock(0)
 
     @discardableResult
     func increment() -> Int {
@@ -45,7 +80,7 @@ final class Counter: Sendable {
 
 /// A thread-safe list that records what a test wants to inspect.
 final class Recorder<Element: Sendable>: Sendable {
-    private let elements = Mutex<[Element]>([])
+    private let elements = Lock<[Element]>([])
 
     func append(_ element: Element) {
         elements.withLock { $0.append(element) }
@@ -66,7 +101,8 @@ final class RecordingDelayer: QueryDelayer {
 }
 
 /// Holds async code at a point until the test opens it, and lets the test await arrivals there.
-/// Waiting honours cancellation, so a held fetch can be cancelled.
+/// Waiting honours cancellation, so a held fetch can be cancelled; code held longer than
+/// `hangLimit` fails with `TimedOut`, and so does a test that awaits arrivals that long.
 final class Gate: Sendable {
     private struct State {
         var isOpen = false
@@ -74,10 +110,10 @@ final class Gate: Sendable {
         var held: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
-        var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var arrivalWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Suspends until `open()`. Throws `CancellationError` if cancelled first.
     func wait() async throws {
@@ -87,20 +123,28 @@ final class Gate: Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = state.withLock { state in
+                let (ready, isHeld) = state.withLock { state in
                     state.arrivals += 1
-                    let ready = state.arrivalWaiters.filter { $0.count <= state.arrivals }
-                    state.arrivalWaiters.removeAll { $0.count <= state.arrivals }
+                    let ready = state.arrivalWaiters.filter { $0.value.count <= state.arrivals }
+                    for waiter in ready.keys { state.arrivalWaiters[waiter] = nil }
+                    var isHeld = false
                     if state.cancelled.remove(id) != nil {
                         continuation.resume(throwing: CancellationError())
                     } else if state.isOpen {
                         continuation.resume()
                     } else {
                         state.held[id] = continuation
+                        isHeld = true
                     }
-                    return ready
+                    return (ready.values, isHeld)
                 }
-                for waiter in ready { waiter.continuation.resume() }
+                for waiter in ready { waiter.continuation.resume(returning: true) }
+                if isHeld {
+                    afterHangLimit { [self] in
+                        state.withLock { $0.held.removeValue(forKey: id) }?.resume(
+                            throwing: TimedOut(description: "held at a gate that was not opened within \(hangLimit)"))
+                    }
+                }
             }
         } onCancel: {
             state.withLock { state in
@@ -123,15 +167,31 @@ final class Gate: Sendable {
         for continuation in held { continuation.resume() }
     }
 
-    /// Returns once `count` callers have reached `wait()` in total.
-    func arrivals(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// Returns once `count` callers have reached `wait()` in total, or records an issue after
+    /// `hangLimit`.
+    func arrivals(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let arrived = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let arrived = state.withLock { state in
                 if state.arrivals >= count { return true }
-                state.arrivalWaiters.append((count, continuation))
+                state.arrivalWaiters[id] = (count, continuation)
                 return false
             }
-            if arrived { continuation.resume() }
+            if arrived {
+                continuation.resume(returning: true)
+            } else {
+                afterHangLimit { [self] in
+                    state.withLock { $0.arrivalWaiters.removeValue(forKey: id) }?.continuation.resume(returning: false)
+                }
+            }
+        }
+        if !arrived {
+            Issue.record(
+                "waited \(hangLimit) for \(count) arrivals at the gate; \(state.withLock { $0.arrivals }) came",
+                sourceLocation: sourceLocation)
         }
     }
 }

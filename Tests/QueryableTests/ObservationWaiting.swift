@@ -1,10 +1,13 @@
+import Locking
 import Observation
 import Queryable
-import Synchronization
+import Testing
 
 /// Claims a continuation so whichever of several racing callbacks comes first resumes it.
 final class ResumeOnce: Sendable {
-    private let claimed = Mutex(false)
+    private let claimed = Lock(false)
+
+    var isClaimed: Bool { claimed.withLock { $0 } }
 
     func claim() -> Bool {
         claimed.withLock { claimed in
@@ -14,20 +17,44 @@ final class ResumeOnce: Sendable {
     }
 }
 
-/// Suspends until `queryable.isQuerying == expected`, woken by Observation rather than polling.
-func waitUntil<Input, Answer>(_ queryable: Queryable<Input, Answer>, isQuerying expected: Bool) async {
+private enum WaitOutcome {
+    case matched
+    case changed
+    case timedOut
+}
+
+/// Suspends until `queryable.isQuerying == expected`, woken by Observation rather than polling;
+/// records an issue if that takes longer than `hangLimit`.
+func waitUntil<Input, Answer>(
+    _ queryable: Queryable<Input, Answer>, isQuerying expected: Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let expired = ResumeOnce()
+    afterHangLimit { _ = expired.claim() }
     while true {
-        let matched = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<WaitOutcome, Never>) in
             let once = ResumeOnce()
             let current = withObservationTracking {
                 queryable.isQuerying
             } onChange: {
-                if once.claim() { continuation.resume(returning: false) }
+                if once.claim() { continuation.resume(returning: .changed) }
             }
             if current == expected, once.claim() {
-                continuation.resume(returning: true)
+                continuation.resume(returning: .matched)
+            }
+            // Checked once the limit has passed, at the latest: a later change, or this timer.
+            afterHangLimit {
+                if once.claim() { continuation.resume(returning: .timedOut) }
             }
         }
-        if matched { return }
+        switch outcome {
+        case .matched:
+            return
+        case .changed where !expired.isClaimed:
+            continue
+        case .changed, .timedOut:
+            Issue.record("isQuerying did not become \(expected) within \(hangLimit)", sourceLocation: sourceLocation)
+            return
+        }
     }
 }

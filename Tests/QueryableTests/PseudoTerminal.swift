@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 struct PseudoTerminalError: Error, CustomStringConvertible {
     let description: String
@@ -11,7 +11,7 @@ struct PseudoTerminalError: Error, CustomStringConvertible {
 final class PseudoTerminal: Sendable {
     let leader: Int32
     let follower: Int32
-    private let output = Mutex("")
+    private let output = Lock("")
 
     init() throws {
         var leader: Int32 = -1

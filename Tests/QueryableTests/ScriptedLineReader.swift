@@ -1,5 +1,6 @@
+import Locking
 import Queryable
-import Synchronization
+import Testing
 
 /// A ``TerminalLineReader`` whose input the test sends one event at a time.
 final class ScriptedLineReader: TerminalLineReader {
@@ -12,9 +13,9 @@ final class ScriptedLineReader: TerminalLineReader {
     }
 
     let isTerminal: Bool
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Signalled whenever a read starts waiting, so tests know the presenter is listening.
-    private let readStarted = Mutex<[Int: TestSignal]>([:])
+    private let readStarted = Lock<[Int: TestSignal]>([:])
 
     init(isTerminal: Bool = true, script: [TerminalInputEvent] = []) {
         self.isTerminal = isTerminal

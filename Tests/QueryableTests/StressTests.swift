@@ -1,5 +1,5 @@
+import Locking
 import Queryable
-import Synchronization
 import Testing
 
 /// What the presenters did, recorded so it can be matched against what the askers saw.
@@ -10,7 +10,7 @@ private final class PresenterLedger: Sendable {
         var acceptedSecondAnswers = 0
     }
 
-    private let entries = Mutex(Entries())
+    private let entries = Lock(Entries())
 
     func recordAnswer(_ input: Int, delivered: Bool) {
         if delivered { entries.withLock { _ = $0.deliveredAnswers.insert(input) } }

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// An anonymous pipe for feeding a reader bytes that do not come from a terminal.
 final class TestPipe: Sendable {
@@ -7,7 +7,7 @@ final class TestPipe: Sendable {
     let writeEnd: Int32
     /// Guards against closing the write end twice: tests run in parallel, and a second
     /// `close` could hit a descriptor number another test has been given meanwhile.
-    private let writeEndIsOpen = Mutex(true)
+    private let writeEndIsOpen = Lock(true)
 
     init() {
         var descriptors: [Int32] = [-1, -1]

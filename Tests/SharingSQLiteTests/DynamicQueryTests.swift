@@ -1,12 +1,14 @@
 import Foundation
+import Locking
 import Synchronization
 import Testing
 
 @testable import SharingSQLite
 
-/// Holds back the fetches of a gated request until the test opens the gate.
+/// Holds back the fetches of a gated request until the test opens the gate, or at most
+/// `hangLimit`, after which the fetch goes on and the test's expectations fail.
 enum Gates {
-    private static let gates = Mutex<[Int: DispatchSemaphore]>([:])
+    private static let gates = Lock<[Int: DispatchSemaphore]>([:])
     private static let counter = Atomic<Int>(0)
 
     static func make() -> Int {
@@ -16,7 +18,11 @@ enum Gates {
     }
     static func close(_ id: Int) { gates.withLock { $0[id] = DispatchSemaphore(value: 0) } }
     static func open(_ id: Int) { gates.withLock { $0.removeValue(forKey: id) }?.signal() }
-    static func pass(_ id: Int?) { if let id, let gate = gates.withLock({ $0[id] }) { gate.wait() } }
+    static func pass(_ id: Int?) {
+        if let id, let gate = gates.withLock({ $0[id] }) {
+            _ = gate.wait(timeout: .now() + .seconds(Int(hangLimit.components.seconds)))
+        }
+    }
 }
 
 /// The dynamic query of the SharingGRDB documentation (seed 004), with the query builder.

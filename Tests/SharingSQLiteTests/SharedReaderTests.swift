@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Observation
-import Synchronization
 import Testing
 
 @testable import SharingSQLite
@@ -171,7 +171,7 @@ import Testing
         let db = try makeItemsDatabase()
         let reader = SharedReader<[Item]>(value: [])
         try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db))
-        let changed = Mutex(false)
+        let changed = Lock(false)
         withObservationTracking {
             _ = reader.wrappedValue
         } onChange: {
@@ -217,7 +217,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", path, "INSERT INTO items(title) VALUES ('from the shell')"]
         try process.run()
-        process.waitUntilExit()
+        try process.waitUntilExitWithinHangLimit()
         #expect(process.terminationStatus == 0)
         try await value(of: reader) { $0.map(\.title) == ["from the shell"] }
     }

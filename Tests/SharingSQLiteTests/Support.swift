@@ -1,6 +1,7 @@
 import Foundation
+import Glibc
+import Locking
 import Observation
-import Synchronization
 import Testing
 
 @testable import SharingSQLite
@@ -53,6 +54,42 @@ func value<V: Sendable>(
     }
 }
 
+/// The value of `task`, which is cancelled, and the wait a failure, if it takes longer than
+/// `hangLimit`.
+func value<T: Sendable>(of task: Task<T, Never>, waitingFor what: String) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await task.value }
+        group.addTask {
+            try await Task.sleep(for: hangLimit)
+            task.cancel()
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else {
+            throw TimedOut(description: "waited \(hangLimit) for \(what), in vain")
+        }
+        return value
+    }
+}
+
+extension Process {
+    /// Waits for the process to exit; one still running after `hangLimit` is killed, and the
+    /// wait throws.
+    func waitUntilExitWithinHangLimit() throws {
+        let exited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            waitUntilExit()
+            exited.signal()
+        }
+        let (seconds, attoseconds) = hangLimit.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut else { return }
+        kill(processIdentifier, SIGKILL)
+        exited.wait()
+        throw TimedOut(description: "\(arguments ?? []) was still running after \(hangLimit), and was killed")
+    }
+}
+
 /// Waits, through Observation, until `condition` (which reads the reader) holds.
 func eventually<V: Sendable>(
     _ reader: SharedReader<V>, _ condition: @escaping @Sendable (SharedReader<V>) -> Bool
@@ -89,7 +126,7 @@ func eventually<V: Sendable>(
 
 /// Resumes a continuation once, whoever comes first: the condition, a change, or cancellation.
 final class OneShot: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, early: Bool?)>((nil, nil))
+    private let state = Lock<(continuation: CheckedContinuation<Bool, Never>?, early: Bool?)>((nil, nil))
 
     func arm(_ continuation: CheckedContinuation<Bool, Never>) {
         let early = state.withLock { state -> Bool? in

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The one shared record of a single query, seen by the asker, the presenter, the timeout and `cancel()`.
 ///
@@ -20,7 +20,7 @@ final class QueryBox<Input: Sendable, Answer: Sendable>: Sendable {
     }
 
     let input: Input
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let onEnd: @Sendable (QueryBox) -> Void
 
     init(input: Input, onEnd: @escaping @Sendable (QueryBox) -> Void) {

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// A pipe whose only job is to wake up a thread blocked in `poll` so a read can be cancelled.
 ///
@@ -14,7 +14,7 @@ final class WakeUpPipe: Sendable {
 
     /// The end to poll; valid until ``close()``.
     let readEnd: Int32
-    private let ends: Mutex<Ends>
+    private let ends: Lock<Ends>
 
     init() throws(TerminalPresenterError) {
         var descriptors: [Int32] = [-1, -1]
@@ -27,7 +27,7 @@ final class WakeUpPipe: Sendable {
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         }
         readEnd = descriptors[0]
-        ends = Mutex(Ends(readEnd: descriptors[0], writeEnd: descriptors[1]))
+        ends = Lock(Ends(readEnd: descriptors[0], writeEnd: descriptors[1]))
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import CSQLite
 import Dispatch
-import Synchronization
+import Locking
 
 /// A WAL-mode database file shared by one writer connection and several reader connections.
 ///
@@ -21,7 +21,7 @@ public final class DatabasePool: DatabaseWriter {
     // Only touched inside `writerQueue`, a serial queue.
     nonisolated(unsafe) private let writer: Database
     private let readerSlots: DispatchSemaphore
-    private let idleReaders = Mutex<[ReaderConnection]>([])
+    private let idleReaders = Lock<[ReaderConnection]>([])
 
     /// Opens (or creates) the file at `path` and switches it to WAL mode.
     ///

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// One kind of record write: what the SQL of a ``RecordLayout`` is rendered for.
 struct WriteShape: Hashable, Sendable {
@@ -62,7 +62,7 @@ final class RecordLayout: Sendable {
     @usableFromInline let hasRowIDKey: Bool
     /// The plain insert, rendered up front: the write that runs most often.
     @usableFromInline let insert: WriteSQL
-    private let shapes = Mutex<[WriteShape: WriteSQL]>([:])
+    private let shapes = Lock<[WriteShape: WriteSQL]>([:])
 
     init(typeName: String, table: String, columns: [String], primaryKey: PrimaryKey) throws {
         guard !columns.isEmpty else { throw PersistenceError.noColumns(type: typeName) }

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// What the writes of one record type need, worked out on its first write: its table, key and
@@ -9,7 +10,7 @@ final class RecordPlan: Sendable {
     let primaryKey: PrimaryKey
     /// The layout of a type that declares its columns; nil when coding keys name them.
     @usableFromInline let declared: RecordLayout?
-    private let learned = Mutex<Learned>(Learned())
+    private let learned = Lock<Learned>(Learned())
 
     private struct Learned {
         /// The layout of the last record whose coding keys differed from it, or of the first.
@@ -21,7 +22,7 @@ final class RecordPlan: Sendable {
 
     /// Every plan made, kept for the life of the process: plans and their layouts are never
     /// freed, which is what lets the fast paths hold them without reference counting.
-    private static let plans = Mutex<[ObjectIdentifier: RecordPlan]>([:])
+    private static let plans = Lock<[ObjectIdentifier: RecordPlan]>([:])
     /// The plan looked up last, as the bits of an unretained reference, so that a loop writing
     /// records of one type finds its plan with one atomic load instead of a lock and a hash.
     private static let lastPlan = Atomic<UInt>(0)

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// The tables a change observer wants to hear about: a connection does not deliver the commits
@@ -15,7 +16,7 @@ public final class ObservedTables: Sendable {
         var all: Bool
     }
 
-    private let selection: Mutex<Selection>
+    private let selection: Lock<Selection>
 
     /// Moves on every update of any selection, so that a connection can keep its answer per
     /// table and check that it still holds with one atomic load.
@@ -23,7 +24,7 @@ public final class ObservedTables: Sendable {
 
     /// Selects `tables` (any case), or every table with `all`.
     public init(_ tables: some Sequence<String> = [String](), all: Bool = false) {
-        selection = Mutex(Selection(tables: Set(tables.map { $0.lowercased() }), all: all))
+        selection = Lock(Selection(tables: Set(tables.map { $0.lowercased() }), all: all))
     }
 
     /// Replaces the selection.

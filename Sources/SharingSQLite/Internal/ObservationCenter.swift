@@ -1,6 +1,6 @@
 import Dispatch
+import Locking
 import QueryCache
-import Synchronization
 
 /// Keeps the live values of one database current.
 ///
@@ -8,7 +8,9 @@ import Synchronization
 /// the commits of the database's writer connection, and refetches the queries whose read region
 /// a commit touched — only those with readers; the others are marked stale and refetch when
 /// used again. Commits by other connections and processes are noticed through
-/// `PRAGMA data_version`, checked when the file changes.
+/// `PRAGMA data_version`, checked when the file changes; a change of the schema among them makes
+/// the read connections reload theirs, and a file deleted or replaced makes every query fail
+/// with a ``SharingSQLiteError`` that says so.
 ///
 /// A commit costs work in proportion to the queries that read the tables it changed: an index
 /// from table to queries, kept as regions become known, finds them. The writer connection is
@@ -77,6 +79,11 @@ final class ObservationCenter: Sendable {
         var commitCount = 0
         var readerCount = 0
         var monitor: FileChangeMonitor?
+        /// Set when the file was deleted or replaced: every fetch fails with it from then on.
+        var fileError: SharingSQLiteError?
+        /// Bumped when another process changed the schema, so that each read connection forgets
+        /// the schema it knew (see `refreshSchema`).
+        var schemaGeneration = 0
         /// What the writer connection was last told to deliver.
         var selection: (tables: Set<String>, all: Bool) = ([], false)
 
@@ -150,10 +157,13 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    private let state = Mutex(State())
-    /// The writer's `data_version` when last read; it only moves for others' commits. Held while
-    /// reading it, so that two readings never store out of order.
-    private let dataVersion = Mutex<Int64?>(nil)
+    private let state = Lock(State())
+    /// The writer's `data_version` and `schema_version` when last read; `data_version` only
+    /// moves for others' commits. Held while reading them, so that two readings never store out
+    /// of order.
+    private let versions = Lock<(data: Int64, schema: Int64)?>(nil)
+    /// The schema generation each read connection last refreshed its schema for.
+    private let schemaGenerations = Lock<[ObjectIdentifier: Int]>([:])
     private let watchesFile: Bool
     private let refreshQueue = DispatchQueue(label: "SharingSQLite.ObservationCenter.refresh")
     /// The tables whose commits the writer delivers to the center: those of the index.
@@ -183,7 +193,7 @@ final class ObservationCenter: Sendable {
         let relay: CommitRelay
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: Registration]>([:])
+    private static let registry = Lock<[ObjectIdentifier: Registration]>([:])
 
     /// The center of `writer`, created (and its commit hook installed) on first use.
     ///
@@ -393,10 +403,13 @@ final class ObservationCenter: Sendable {
         if start { scheduleRound() }
     }
 
-    /// Someone else may have committed: every query may have changed.
-    private func didChangeElsewhere() {
+    /// Someone else may have committed, changing the schema or not, or the file itself was
+    /// deleted or replaced: every query may have changed.
+    private func didChangeElsewhere(schema: Bool = false, fileError: SharingSQLiteError? = nil) {
         let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
             state.commitCount &+= 1
+            if schema { state.schemaGeneration += 1 }
+            if let fileError { state.fileError = fileError }
             var stale: [any OpaqueQueryStore] = []
             for id in Array(state.records.keys) { state.changed(id, stale: &stale) }
             return (state.claimRound(), stale)
@@ -413,7 +426,7 @@ final class ObservationCenter: Sendable {
 
     /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
     private func runRounds() {
-        if watchesFile && dataVersion.withLock({ $0 == nil }) {
+        if watchesFile && versions.withLock({ $0 == nil }) {
             // The baseline must predate the first read, or an outside commit between the two
             // would go unnoticed.
             checkDataVersion()
@@ -423,7 +436,8 @@ final class ObservationCenter: Sendable {
                 id: Int, run: @Sendable (Database) -> Fetched, fail: @Sendable (any Error) -> Fetched,
                 waiters: [Completion]
             )
-            let (batch, commitCount) = state.withLock { state -> ([Entry], Int) in
+            let (batch, commitCount, schemaGeneration, fileError) = state.withLock {
+                state -> ([Entry], Int, Int, SharingSQLiteError?) in
                 var batch: [Entry] = []
                 batch.reserveCapacity(state.pendingIDs.count)
                 for id in state.pendingIDs {
@@ -436,14 +450,21 @@ final class ObservationCenter: Sendable {
                 }
                 state.pendingIDs.removeAll(keepingCapacity: true)
                 if batch.isEmpty { state.isRefreshing = false }
-                return (batch, state.commitCount)
+                return (batch, state.commitCount, state.schemaGeneration, state.fileError)
             }
             if batch.isEmpty { return }
             let results: [Fetched]
-            do {
-                results = try writer.read { db in batch.map { $0.run(db) } }
-            } catch {
-                results = batch.map { $0.fail(error) }
+            if let fileError {
+                results = batch.map { $0.fail(fileError) }
+            } else {
+                do {
+                    results = try writer.read { db in
+                        if schemaGeneration != 0 { refreshSchema(of: db, generation: schemaGeneration) }
+                        return batch.map { $0.run(db) }
+                    }
+                } catch {
+                    results = batch.map { $0.fail(error) }
+                }
             }
             for result in results { result.apply() }
             let joiners = state.withLock { state -> [[Completion]] in
@@ -482,7 +503,8 @@ final class ObservationCenter: Sendable {
         let monitor = FileChangeMonitor(
             path: writer.path,
             onStart: { [weak self] in self?.checkDataVersion() },
-            onChange: { [weak self] in self?.checkDataVersion() })
+            onChange: { [weak self] in self?.checkDataVersion() },
+            onMove: { [weak self] move in self?.fileDidMove(move) })
         let extra = state.withLock { state -> FileChangeMonitor? in
             guard state.monitor == nil, state.readerCount > 0 else { return monitor }
             state.monitor = monitor
@@ -494,12 +516,46 @@ final class ObservationCenter: Sendable {
     /// Reads `data_version` on the writer connection (never from inside the state's lock: the
     /// commit hook takes it on the writer's thread), and refetches everything if it moved.
     private func checkDataVersion() {
-        let moved = dataVersion.withLock { last -> Bool in
-            guard let version = try? writer.writeWithoutTransaction({ db in try db.dataVersion }) else { return false }
-            defer { last = version }
-            return last.map { $0 != version } ?? false
+        let (moved, schemaMoved) = versions.withLock { last -> (Bool, Bool) in
+            let previous = last
+            let current = try? writer.writeWithoutTransaction { db -> (data: Int64, schema: Int64) in
+                let data = try db.dataVersion
+                // A schema change by another connection is a commit of theirs: it moves
+                // `data_version` too, so `schema_version` needs reading only then.
+                if let previous, previous.data == data { return previous }
+                return (data, try db.fetchOne(Int64.self, "PRAGMA schema_version") ?? 0)
+            }
+            guard let current else { return (false, false) }
+            defer { last = current }
+            guard let last else { return (false, false) }
+            return (last.data != current.data, last.schema != current.schema)
         }
-        if moved { didChangeElsewhere() }
+        if moved { didChangeElsewhere(schema: schemaMoved) }
+    }
+
+    /// Makes `db` forget the schema it knew, once per change of the schema by another process.
+    ///
+    /// SQLite prepares a statement on the connection's copy of the schema without checking it
+    /// against the file, and notices the change only when the statement runs: until then its
+    /// columns are the old ones, and so are those of statements cached before. So the cached
+    /// statements go, and a read of the schema table (which checks the copy and reloads it)
+    /// comes before the round's statements are prepared.
+    private func refreshSchema(of db: Database, generation: Int) {
+        let id = ObjectIdentifier(db)
+        let isStale = schemaGenerations.withLock { seen in
+            defer { seen[id] = generation }
+            return seen[id] != generation
+        }
+        guard isStale else { return }
+        db.clearStatementCache()
+        _ = try? db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_master")
+    }
+
+    /// The file was deleted or replaced: from now on every fetch fails, saying so.
+    private func fileDidMove(_ move: FileChangeMonitor.Move) {
+        didChangeElsewhere(
+            fileError: move == .deleted
+                ? .databaseFileDeleted(path: writer.path) : .databaseFileReplaced(path: writer.path))
     }
 }
 
@@ -510,7 +566,7 @@ private final class CommitRelay: Sendable {
         weak var center: ObservationCenter?
     }
 
-    let center = Mutex(WeakCenter())
+    let center = Lock(WeakCenter())
     /// The tables the queries of the current center read. A center gone leaves its tables
     /// selected, which costs a delivery to no one, until the next one selects its own.
     let tables = ObservedTables()

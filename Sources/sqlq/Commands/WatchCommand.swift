@@ -13,7 +13,9 @@ struct WatchCommand: AsyncParsableCommand {
             whether this machine's other programs or the sqlite3 shell made it, with a status \
             line giving the row count and the time of the last change. On a terminal the screen \
             is redrawn in place; into a pipe, each new result is written after the last. Ctrl-C \
-            stops watching.
+            stops watching. A change of the table's columns is redrawn too. If the file is \
+            replaced by another (mv new.db app.db), the new file is watched; if it is deleted, \
+            watch stops with exit status 1.
 
             Examples:
               sqlq watch items --where "not done and priority >= 4" --sort -priority --db app.sqlite
@@ -42,20 +44,41 @@ struct WatchCommand: AsyncParsableCommand {
 
         let format = query.format
         let counts = query.count
-        let watching = Task {
+        let options = database
+        let watching = Task { () -> CommandError? in
             let display = WatchDisplay(output: OutputStream(fileDescriptor: 1), format: format, counts: counts)
+            defer { display.finish() }
             for await _ in Self.changes(of: reader) {
                 let (result, error) = (reader.wrappedValue, reader.loadError)
+                switch error as? SharingSQLiteError {
+                case .databaseFileDeleted(let path)?:
+                    return CommandError.failure("the database file \"\(path)\" was deleted; stopped watching it")
+                case .databaseFileReplaced(let path)?:
+                    // Another file now has the name: watch it instead, as if started on it.
+                    do {
+                        let reopened = try options.open(.read)
+                        let replacement = try await reopened.read { db in try query.makeQuery(db) }
+                        try await reader.load(.fetch(replacement, database: reopened))
+                    } catch {
+                        return CommandError.failure(
+                            "the database file \"\(path)\" was replaced by another, which cannot be watched: "
+                                + ExitStatus.message(for: error))
+                    }
+                    continue
+                default:
+                    break
+                }
                 // The placeholder has no columns, unlike every real result (a count included):
                 // the loaded value can reach the reader just after `load` returns.
                 if result == .empty && error == nil { continue }
                 display.show(result, error: error.map { ExitStatus.message(for: $0) })
             }
-            display.finish()
+            return nil
         }
         let interrupt = InterruptSignal { watching.cancel() }
-        await watching.value
+        let failure = await watching.value
         interrupt.cancel()
+        if let failure { throw failure }
     }
 
     /// Ticks now, then after each change of the reader's value or error.

@@ -10,12 +10,18 @@ import Dispatch
 final class InterruptSignal {
     private let source: any DispatchSourceSignal
 
-    /// Starts listening; `handler` runs on a global queue at each Ctrl-C.
+    /// Starts listening; `handler` runs on a global queue at each Ctrl-C, from the time this
+    /// returns.
     init(handler: @escaping @Sendable () -> Void) {
         signal(SIGINT, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler(handler: handler)
+        // Dispatch takes the signal over once the source is registered, on a queue of its own;
+        // until then SIGINT is ignored, and a Ctrl-C would be lost.
+        let registered = DispatchSemaphore(value: 0)
+        source.setRegistrationHandler { registered.signal() }
         source.resume()
+        _ = registered.wait(timeout: .now() + .seconds(1))
     }
 
     /// Stops listening and gives `SIGINT` its default action back.

@@ -39,7 +39,7 @@ final class WatchDisplay {
         var hidden = 0
         if isTerminal {
             output.write("\u{1B}[H\u{1B}[2J")
-            let room = max(1, Self.windowHeight() - 5)
+            let room = max(1, Self.windowHeight(of: output.fileDescriptor) - 5)
             if visible.rows.count > room {
                 hidden = visible.rows.count - room + 1
                 visible.rows.removeLast(hidden)
@@ -78,9 +78,10 @@ final class WatchDisplay {
         return twoDigits(parts.tm_hour) + ":" + twoDigits(parts.tm_min) + ":" + twoDigits(parts.tm_sec)
     }
 
-    private static func windowHeight() -> Int {
+    /// The height of the terminal `descriptor` is, or 24 when it does not say.
+    private static func windowHeight(of descriptor: Int32) -> Int {
         var size = winsize()
-        guard withUnsafeMutablePointer(to: &size, { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }) == 0, size.ws_row > 0
+        guard withUnsafeMutablePointer(to: &size, { ioctl(descriptor, UInt(TIOCGWINSZ), $0) }) == 0, size.ws_row > 0
         else { return 24 }
         return Int(size.ws_row)
     }

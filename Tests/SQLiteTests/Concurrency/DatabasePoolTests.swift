@@ -41,18 +41,18 @@ struct DatabasePoolTests {
             try? pool.write { db in
                 try db.execute("INSERT INTO t VALUES (2)")
                 writerInside.signal()
-                readerDone.wait()
+                _ = readerDone.wait(timeout: .now() + .seconds(120))
             }
             writerFinished.signal()
         }
-        writerInside.wait()
+        try #require(writerInside.wait(timeout: .now() + .seconds(120)) == .success, "the writer never started")
         let seen = try pool.read { db in
             let first = try db.fetchOne(Int.self, "SELECT count(*) FROM t")
             let second = try db.fetchOne(Int.self, "SELECT count(*) FROM t")
             return [first, second]
         }
         readerDone.signal()
-        writerFinished.wait()
+        #expect(writerFinished.wait(timeout: .now() + .seconds(120)) == .success, "the writer never finished")
         #expect(seen == [1, 1])
         #expect(try pool.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM t") } == 2)
     }

@@ -289,7 +289,13 @@ struct ChangeTrackingTests {
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         shell.arguments = ["sqlite3", path, "INSERT INTO t VALUES (42);"]
+        let exited = DispatchSemaphore(value: 0)
+        shell.terminationHandler = { _ in exited.signal() }
         try shell.run()
+        if exited.wait(timeout: .now() + .seconds(120)) == .timedOut, shell.isRunning {
+            shell.terminate()
+            Issue.record("the sqlite3 shell was still running after 120 s")
+        }
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
         #expect(try db.dataVersion != before)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import SQLite
@@ -52,7 +52,7 @@ import Testing
     @Test func writersOnSeveralThreadsShareTypesSafely() throws {
         // Each thread has its own connection; they share the types' plans, layouts and the
         // Encodable encoder kept for reuse, and alternate types so the last-plan slot churns.
-        let failures = Mutex<[String]>([])
+        let failures = Lock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             do {
                 let db = try makeRecordsDatabase()

@@ -1,13 +1,14 @@
 import Foundation
+import Glibc
+import Locking
 import QueryCache
-import Synchronization
 import Testing
 
 @testable import SharingSQLite
 
 /// A clock that moves only when the test moves it, for eviction.
 final class ManualClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_000_000))
+    private let date = Lock(Date(timeIntervalSince1970: 1_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
 }
@@ -48,7 +49,7 @@ final class ManualClock: Sendable {
         for index in 0..<100 {
             try await pool.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
         }
-        let counts = await seen.value
+        let counts = try await value(of: seen, waitingFor: "the count to reach 100")
         #expect(counts.last == 100)
         #expect(counts == counts.sorted(), "a value was overtaken by an older one: \(counts)")
     }
@@ -133,5 +134,74 @@ final class ManualClock: Sendable {
         try await value(of: reader) { $0.map(\.title) == ["elsewhere"] }
         try other.execute("INSERT INTO items(title) VALUES ('again')")
         try await value(of: reader) { $0.map(\.title) == ["elsewhere", "again"] }
+    }
+
+    @Test func aColumnAddedByAnotherConnectionReachesTheReader() async throws {
+        let path = temporaryDatabasePath()
+        let pool = try DatabasePool(path: path)
+        try await pool.write { db in
+            try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)")
+            try db.execute("INSERT INTO items(title) VALUES ('a')")
+        }
+        let reader = SharedReader<[String]>(value: [])
+        try await reader.load(.fetch(ColumnsAndRows(sql: "SELECT * FROM items"), database: pool))
+        #expect(reader.wrappedValue == ["id", "title", "1 rows"])
+        let other = try Database(path: path)
+        try other.execute("ALTER TABLE items ADD COLUMN note TEXT")
+        try await value(of: reader) { $0 == ["id", "title", "note", "1 rows"] }
+        // Every reader connection of the pool reads the new columns, not only the first to refetch.
+        for title in ["b", "c", "d", "e"] {
+            try other.execute("INSERT INTO items(title) VALUES (?)", [.text(title)])
+            let count = try other.fetchOne(Int.self, "SELECT count(*) FROM items") ?? 0
+            try await value(of: reader) { $0.last == "\(count) rows" }
+            #expect(reader.wrappedValue.dropLast() == ["id", "title", "note"])
+        }
+    }
+
+    @Test func aDeletedFileIsReportedToItsReaders() async throws {
+        let path = temporaryDatabasePath()
+        let db = try DatabaseQueue(path: path)
+        try await db.write { db in try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)") }
+        let reader = SharedReader<Int>(value: -1)
+        try await reader.load(.fetchOne("SELECT count(*) FROM items", database: db))
+        try FileManager.default.removeItem(atPath: path)
+        try await eventually(reader) {
+            $0.loadError as? SharingSQLiteError == .databaseFileDeleted(path: path)
+        }
+        #expect(reader.wrappedValue == 0, "the last value stays")
+        // Fetching again does not bring a value from the deleted file back.
+        await #expect(throws: SharingSQLiteError.databaseFileDeleted(path: path)) { try await reader.load() }
+    }
+
+    @Test func aReplacedFileIsReportedToItsReaders() async throws {
+        let path = temporaryDatabasePath()
+        let db = try DatabaseQueue(path: path)
+        try await db.write { db in try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)") }
+        let reader = SharedReader<Int>(value: -1)
+        try await reader.load(.fetchOne("SELECT count(*) FROM items", database: db))
+        let replacement = path + ".new"
+        try Database(path: replacement).executeScript(
+            "CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL); INSERT INTO items(title) VALUES ('x');")
+        #expect(rename(replacement, path) == 0)
+        try await eventually(reader) {
+            $0.loadError as? SharingSQLiteError == .databaseFileReplaced(path: path)
+        }
+        // The path opened again reads the new file.
+        try await reader.load(.fetchOne("SELECT count(*) FROM items", database: try DatabaseQueue(path: path)))
+        #expect(reader.wrappedValue == 1)
+        #expect(reader.loadError == nil)
+    }
+}
+
+/// The result's column names, then its row count as "N rows".
+private struct ColumnsAndRows: FetchKeyRequest {
+    let sql: String
+
+    func fetch(_ db: Database) throws -> [String] {
+        let statement = try db.cachedStatement(sql)
+        defer { statement.reset() }
+        var count = 0
+        while try statement.step() { count += 1 }
+        return statement.columnNames + ["\(count) rows"]
     }
 }

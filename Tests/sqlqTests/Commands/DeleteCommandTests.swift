@@ -44,7 +44,7 @@ struct DeleteCommandTests {
         try await delete.output.waitFor(
             "Delete \(matching) rows of \"items\" where list_id = 5 and priority = 0? [y/N] ")
         terminal.type(keys)
-        #expect(await delete.exitStatus() == (deletes ? 0 : 1))
+        #expect(try await delete.exitStatus() == (deletes ? 0 : 1))
         try await delete.output.waitFor(deletes ? "Deleted \(matching) rows from \"items\"." : outcome)
         #expect(
             try database.count("SELECT count(*) FROM items WHERE list_id = 5 AND priority = 0")

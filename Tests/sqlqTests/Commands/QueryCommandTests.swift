@@ -208,7 +208,7 @@ struct QueryCommandTests {
         let terminal = try PseudoTerminal()
         let coloured = try RunningCommand(
             ["query", "items", "--where", "notes is null", "--limit", "2"], terminal: terminal)
-        #expect(await coloured.exitStatus() == 0)
+        #expect(try await coloured.exitStatus() == 0)
         try await coloured.output.waitFor("rows)")
         #expect(coloured.output.text.contains("\u{1B}[1m"))
         #expect(coloured.output.text.contains("\u{1B}[2mNULL"))
@@ -217,7 +217,7 @@ struct QueryCommandTests {
         let plain = try RunningCommand(
             ["query", "items", "--where", "notes is null", "--limit", "2"], environment: ["NO_COLOR": "1"],
             terminal: plainTerminal)
-        #expect(await plain.exitStatus() == 0)
+        #expect(try await plain.exitStatus() == 0)
         try await plain.output.waitFor("rows)")
         #expect(!plain.output.text.contains("\u{1B}["))
     }

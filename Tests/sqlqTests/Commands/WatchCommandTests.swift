@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @Suite("sqlq watch")
@@ -20,7 +21,7 @@ struct WatchCommandTests {
         #expect(redraws == ["\(before)", "\(before + 1)"])
 
         watch.interrupt()
-        #expect(await watch.exitStatus() == 0)
+        #expect(try await watch.exitStatus() == 0)
     }
 
     @Test("Rows are redrawn in the chosen format only when the result changes")
@@ -45,7 +46,67 @@ struct WatchCommandTests {
         #expect(!watch.output.text.contains("\u{1B}"))
 
         watch.interrupt()
-        #expect(await watch.exitStatus() == 0)
+        #expect(try await watch.exitStatus() == 0)
+    }
+
+    @Test("A column added by another process is redrawn, with no row changed")
+    func columnAddedByAnotherProcess() async throws {
+        let database = try TestDatabase.with(
+            """
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            INSERT INTO tasks(title) VALUES ('one');
+            """)
+        let watch = try RunningCommand(["watch", "tasks", "--format", "tsv", "--db", database.path])
+        try await watch.output.waitFor("id\ttitle\n1\tone\n-- 1 row, last change at ")
+        try Shell.sqlite3(database.path, "ALTER TABLE tasks ADD COLUMN due TEXT DEFAULT '2026-05-01'")
+        try await watch.output.waitFor("id\ttitle\tdue\n1\tone\t2026-05-01\n-- 1 row, last change at ")
+
+        watch.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
+    @Test("A file replaced by another (mv) is reopened, and the new file watched")
+    func replacedFile() async throws {
+        let database = try TestDatabase.with(
+            """
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            INSERT INTO tasks(title) VALUES ('old');
+            """)
+        let replacement = database.directory.file("replacement.sqlite").path
+        try Shell.sqlite3(
+            replacement,
+            """
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            INSERT INTO tasks(title) VALUES ('new one'), ('new two');
+            """)
+        let watch = try RunningCommand(["watch", "tasks", "--format", "tsv", "--db", database.path])
+        try await watch.output.waitFor("1\told\n-- 1 row, last change at ")
+
+        #expect(rename(replacement, database.path) == 0)
+        try await watch.output.waitFor("1\tnew one\n2\tnew two\n-- 2 rows, last change at ")
+        // The new file's commits are watched too.
+        try Shell.sqlite3(database.path, "INSERT INTO tasks(title) VALUES ('new three')")
+        try await watch.output.waitFor("3\tnew three\n-- 3 rows, last change at ")
+
+        watch.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
+    @Test("A deleted file stops the watch with status 1 and a message")
+    func deletedFile() async throws {
+        let database = try TestDatabase.with(
+            """
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            INSERT INTO tasks(title) VALUES ('one');
+            """)
+        let watch = try RunningCommand(["watch", "tasks", "--count", "--db", database.path])
+        try await watch.output.waitFor("-- last change at ")
+
+        #expect(unlink(database.path) == 0)
+        #expect(try await watch.exitStatus() == 1)
+        let errors = try #require(watch.errors)
+        try await errors.waitFor("stopped watching it\n")
+        #expect(errors.text == "Error: the database file \"\(database.path)\" was deleted; stopped watching it\n")
     }
 
     @Test("watch takes query's options and errors")

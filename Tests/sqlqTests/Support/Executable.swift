@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// How a run of the built `sqlq` ended.
@@ -69,12 +70,32 @@ enum Executable {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        process.waitUntilExit()
+        try process.waitUntilExit(timeLimit: hangLimit)
         try output.close()
         try errors.close()
         return CommandResult(
             status: process.terminationStatus,
             output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
             errors: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+}
+
+extension Process {
+    /// Waits for the process to exit; one still running after `timeLimit` is killed, and the
+    /// wait throws.
+    func waitUntilExit(timeLimit: Duration) throws {
+        let exited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            waitUntilExit()
+            exited.signal()
+        }
+        let (seconds, attoseconds) = timeLimit.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut else { return }
+        kill(processIdentifier, SIGKILL)
+        exited.wait()
+        throw StreamReaderError(
+            description: "\(executableURL?.lastPathComponent ?? "a process") \(arguments ?? []) was still running "
+                + "after \(timeLimit), and was killed")
     }
 }

@@ -10,7 +10,7 @@ enum Shell {
         process.arguments = ["-cmd", ".timeout 5000", path, sql]
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        try process.waitUntilExit(timeLimit: hangLimit)
         #expect(process.terminationStatus == 0, "sqlite3 failed on \(sql)")
     }
 }

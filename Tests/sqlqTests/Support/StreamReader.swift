@@ -1,21 +1,32 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 struct StreamReaderError: Error, CustomStringConvertible {
     let description: String
 }
 
+/// How long a test waits for output or an exit before it fails: an upper bound that only turns a
+/// hang into a failure; nothing waits for it to pass.
+let hangLimit: Duration = .seconds(120)
+
 /// Collects what a running process writes to a pipe or a pseudo-terminal, on a thread of its
 /// own, and lets a test wait until some text has appeared.
 final class StreamReader: Sendable {
+    private struct Waiter {
+        let text: String
+        let occurrences: Int
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
     private struct State {
         var text = ""
         var isClosed = false
-        var waiters: [(text: String, occurrences: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiterID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Starts reading `descriptor` until it reports the end or an error.
     init(descriptor: Int32) {
@@ -29,22 +40,19 @@ final class StreamReader: Sendable {
                 let ready = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
                     state.text += chunk
                     let text = state.text
-                    let ready = state.waiters.filter { text.occurrences(of: $0.text) >= $0.occurrences }
-                    state.waiters.removeAll { text.occurrences(of: $0.text) >= $0.occurrences }
-                    return ready.map(\.continuation)
+                    let ready = state.waiters.filter { text.occurrences(of: $0.value.text) >= $0.value.occurrences }
+                    for id in ready.keys { state.waiters[id] = nil }
+                    return ready.values.map(\.continuation)
                 }
                 for continuation in ready { continuation.resume() }
             }
-            let waiting = state.withLock { state -> [(String, CheckedContinuation<Void, any Error>)] in
+            let (waiting, text) = state.withLock { state -> ([Waiter], String) in
                 state.isClosed = true
-                defer { state.waiters = [] }
-                return state.waiters.map { ($0.text, $0.continuation) }
+                defer { state.waiters = [:] }
+                return (Array(state.waiters.values), state.text)
             }
-            for (text, continuation) in waiting {
-                continuation.resume(
-                    throwing: StreamReaderError(
-                        description:
-                            "the stream ended before \"\(text)\" appeared; it holds \(self.text.debugDescription)"))
+            for waiter in waiting {
+                waiter.continuation.resume(throwing: Self.endError(waiter.text, waiter.occurrences, text))
             }
         }
         thread.start()
@@ -53,25 +61,55 @@ final class StreamReader: Sendable {
     /// Everything read so far.
     var text: String { state.withLock { $0.text } }
 
-    /// Returns once `text` has appeared `occurrences` times; throws if the stream ends first.
-    func waitFor(_ text: String, occurrences: Int = 1) async throws {
+    /// Returns once `text` has appeared `occurrences` times; throws if the stream ends first, or
+    /// if `timeLimit` passes first.
+    func waitFor(_ text: String, occurrences: Int = 1, timeLimit: Duration = hangLimit) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome = state.withLock { state -> Bool? in
-                if state.text.occurrences(of: text) >= occurrences { return true }
-                if state.isClosed { return false }
-                state.waiters.append((text, occurrences, continuation))
-                return nil
+            enum Outcome {
+                case found
+                case ended(String)
+                case waiting(Int)
+            }
+            let outcome = state.withLock { state -> Outcome in
+                if state.text.occurrences(of: text) >= occurrences { return .found }
+                if state.isClosed { return .ended(state.text) }
+                let id = state.nextWaiterID
+                state.nextWaiterID += 1
+                state.waiters[id] = Waiter(text: text, occurrences: occurrences, continuation: continuation)
+                return .waiting(id)
             }
             switch outcome {
-            case true?: continuation.resume()
-            case false?:
-                continuation.resume(
-                    throwing: StreamReaderError(
-                        description:
-                            "the stream ended before \"\(text)\" appeared; it holds \(self.text.debugDescription)"))
-            case nil: break
+            case .found:
+                continuation.resume()
+            case .ended(let held):
+                continuation.resume(throwing: Self.endError(text, occurrences, held))
+            case .waiting(let id):
+                let (seconds, attoseconds) = timeLimit.components
+                let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+                    let expired = state.withLock { state -> (Waiter, String)? in
+                        guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
+                        return (waiter, state.text)
+                    }
+                    guard let (waiter, held) = expired else { return }
+                    waiter.continuation.resume(
+                        throwing: StreamReaderError(
+                            description:
+                                "waited \(timeLimit) for \(Self.describe(text, occurrences)), in vain; "
+                                + "the stream holds \(held.debugDescription)"))
+                }
             }
         }
+    }
+
+    private static func describe(_ text: String, _ occurrences: Int) -> String {
+        occurrences == 1 ? text.debugDescription : "\(text.debugDescription) to appear \(occurrences) times"
+    }
+
+    private static func endError(_ text: String, _ occurrences: Int, _ held: String) -> StreamReaderError {
+        StreamReaderError(
+            description:
+                "the stream ended before \(describe(text, occurrences)) appeared; it holds \(held.debugDescription)")
     }
 }
 
