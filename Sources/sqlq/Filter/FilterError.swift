@@ -11,6 +11,8 @@ struct FilterError: Error, CustomStringConvertible {
         case syntax(String)
         case unknownColumn(SchemaError)
         case typeMismatch(String)
+        /// Valid, but beyond what SQLite can run: nested too deeply, too many values.
+        case limit(String)
     }
 
     var reason: Reason
@@ -24,7 +26,7 @@ struct FilterError: Error, CustomStringConvertible {
 
     var message: String {
         switch reason {
-        case .syntax(let message), .typeMismatch(let message): message
+        case .syntax(let message), .typeMismatch(let message), .limit(let message): message
         case .unknownColumn(let error): String(error.description.prefix { $0 != "\n" })
         }
     }
