@@ -88,4 +88,21 @@ struct FilterLimitsTests {
         #expect(lines.count == 3 && lines[2].contains("^"))
         #expect(result.output.isEmpty)
     }
+
+    @Test("An error in a long filter quotes the part around the culprit, with the caret under it")
+    func longFilterError() throws {
+        var terms = (1...4000).map { "id = \($0)" }
+        terms[2999] = "priority = 'high'"
+        let result = try Executable.run(["query", "items", "--where", terms.joined(separator: " or "), "--count"])
+        #expect(result.status == 2)
+        let lines = result.errors.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        guard lines.count == 3 else { return }
+        #expect(lines[0].hasSuffix("holds numbers, but the string 'high' is text"))
+        #expect(lines[1].hasPrefix("  …") && lines[1].hasSuffix("…") && lines[1].count == 2 + 1 + 100 + 1)
+        let caret = try #require(lines[2].firstIndex(of: "^"))
+        let column = lines[2].distance(from: lines[2].startIndex, to: caret)
+        #expect(lines[1].dropFirst(column).hasPrefix("'high'"))
+        #expect(lines[2].hasSuffix("^^^^^^"))
+    }
 }
