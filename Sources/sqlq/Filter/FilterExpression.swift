@@ -72,19 +72,6 @@ indirect enum FilterExpression: Equatable {
         case glob
         case contains
     }
-
-    /// The expression with the opposite truth: a negation loses its `not`, a predicate that has
-    /// a negated form (`not like`, `not in`, `not between`, `is not null`) takes it, anything
-    /// else gets a `not`.
-    var negated: FilterExpression {
-        switch self {
-        case .not(let inner): return inner
-        case .predicate(let predicate):
-            if let opposite = predicate.negated { return .predicate(opposite) }
-            return .not(self)
-        case .all, .any: return .not(self)
-        }
-    }
 }
 
 /// One test on a column: the leaves of a ``FilterExpression``. A value on the left of a
