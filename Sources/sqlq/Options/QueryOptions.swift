@@ -58,7 +58,8 @@ struct QueryOptions: ParsableArguments {
         guard let count = Int(text), count >= 0 else {
             throw ValidationError(
                 "\(option) must be a non-negative integer, such as \(option) 10; \"\(text)\" is not one"
-                    + (text.allSatisfy(\.isNumber) && !text.isEmpty ? " (it is larger than \(Int.max))" : ""))
+                    + (!text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+                        ? " (it is larger than \(Int.max))" : ""))
         }
         return count
     }
