@@ -205,6 +205,65 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     }
 }
 
+extension SQLExpression {
+    /// How many operands ``all(_:)`` and ``any(_:)`` join in one flat chain.
+    public static let chainGroupSize = 16
+
+    /// The operands joined by AND, however many there are; true when there are none.
+    ///
+    /// SQLite parses `a AND b AND c …` into a tree as deep as the chain is long, and refuses
+    /// trees deeper than 1,000 levels. Up to ``chainGroupSize`` operands make one flat chain;
+    /// more are split into parenthesized chains of that size, and those again, so the tree is
+    /// balanced: `n` operands nest ⌈log₁₆ n⌉ - 1 levels of parentheses. Building it does not
+    /// recurse.
+    ///
+    /// ```swift
+    /// SQLExpression.all(ids.map { Column("id") != $0 })
+    /// ```
+    public static func all(_ operands: [SQLExpression]) -> SQLExpression {
+        balanced(operands, .and)
+    }
+
+    /// The operands joined by OR, as balanced as in ``all(_:)``; false when there are none.
+    public static func any(_ operands: [SQLExpression]) -> SQLExpression {
+        balanced(operands, .or)
+    }
+
+    private static func balanced(_ operands: [SQLExpression], _ kind: Precedence) -> SQLExpression {
+        guard !operands.isEmpty else {
+            return SQLExpression(SQLFragment([.sql(kind == .and ? "1" : "0")]), precedence: .atom)
+        }
+        var level = operands
+        while level.count > chainGroupSize {
+            var groups: [SQLExpression] = []
+            groups.reserveCapacity((level.count + chainGroupSize - 1) / chainGroupSize)
+            for start in stride(from: 0, to: level.count, by: chainGroupSize) {
+                let chain = self.chain(level[start..<min(start + chainGroupSize, level.count)], kind)
+                var segments: [SQLFragment.Segment] = [.sql("(")]
+                segments.append(contentsOf: chain.fragment.segments)
+                segments.append(.sql(")"))
+                groups.append(SQLExpression(SQLFragment(segments), precedence: .atom))
+            }
+            level = groups
+        }
+        return chain(level[...], kind)
+    }
+
+    /// The operands joined by one connective, left to right, as ``connective(_:_:_:)`` joins two.
+    private static func chain(_ operands: ArraySlice<SQLExpression>, _ kind: Precedence) -> SQLExpression {
+        if operands.count == 1, let only = operands.first { return only }
+        var segments: [SQLFragment.Segment] = []
+        segments.reserveCapacity(operands.reduce(0) { $0 + $1.fragment.segments.count + 3 })
+        for operand in operands {
+            if !segments.isEmpty { segments.append(.sql(kind == .and ? " AND " : " OR ")) }
+            append(
+                operand, to: &segments,
+                parenthesized: operand.precedence.rawValue <= Precedence.and.rawValue && operand.precedence != kind)
+        }
+        return SQLExpression(SQLFragment(segments), precedence: kind)
+    }
+}
+
 /// The binary operators that compare an expression with another or with a bound value.
 @usableFromInline
 enum SQLComparisonOperator: UInt8, Hashable, Sendable {

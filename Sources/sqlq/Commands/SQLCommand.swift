@@ -30,10 +30,15 @@ struct SQLCommand: ParsableCommand {
     var format: OutputFormat = .table
 
     func run() throws {
+        if Self.isBlank(sql) {
+            throw CommandError.usage(
+                "the SQL is empty; give one statement, as in sqlq sql \"SELECT count(*) FROM items\"")
+        }
         let connection = try database.open(.read)
         let output = OutputStream(fileDescriptor: 1)
         let arguments = parameters.map(Self.value)
         try connection.read { db in
+            try check(db, arguments: arguments)
             let writer = format.makeWriter(output: output, style: .forDescriptor(1))
             try ResultSet.forEachRow(db, sql: sql, arguments: arguments) { columns in
                 writer.begin(columns: columns)
@@ -45,10 +50,55 @@ struct SQLCommand: ParsableCommand {
         output.flush()
     }
 
-    /// The value a `--param` binds: an integer, a real, or text.
+    /// SQLITE_MISUSE: what preparing reports for SQL that is not exactly one statement.
+    private static let misuse: Int32 = 21
+
+    /// Prepares the statement once to turn the mistakes of the command line into usage errors:
+    /// more than one statement, and a number of `--param` that does not match the placeholders.
+    private func check(_ db: Database, arguments: [SQLiteValue]) throws {
+        let statement: Statement
+        do {
+            statement = try db.makeStatement(sql)
+        } catch let error as SQLiteError where error.code == Self.misuse {
+            // The one misuse preparing reports once the SQL is known not to be blank.
+            throw CommandError.usage(
+                "sql runs one statement, and this SQL holds more after the first; "
+                    + "run them one at a time, or with the sqlite3 shell for a script:\n  "
+                    + TableWriter.visible(sql))
+        }
+        guard statement.parameterCount == arguments.count else {
+            let placeholders =
+                statement.parameterCount == 1 ? "1 placeholder" : "\(statement.parameterCount) placeholders"
+            throw CommandError.usage(
+                "the statement has \(placeholders) (?), but \(arguments.count) --param "
+                    + "\(arguments.count == 1 ? "was" : "were") given; give one --param for each placeholder")
+        }
+    }
+
+    /// The value a `--param` binds: an integer or a real when SQLite reads the text as a number
+    /// (a whole decimal literal, without spaces: not `0x10`, `nan` or `inf`), text otherwise.
     static func value(_ text: String) -> SQLiteValue {
+        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+            !first.properties.isWhitespace, !last.properties.isWhitespace,
+            SQLiteValue.numericAffinity(of: text) != nil
+        else { return .text(text) }
         if let integer = Int64(text) { return .integer(integer) }
-        if text.allSatisfy({ "0123456789+-.eE".contains($0) }), let real = Double(text) { return .real(real) }
-        return .text(text)
+        return Double(text).map(SQLiteValue.real) ?? .text(text)
+    }
+
+    /// True when the SQL holds nothing but spaces, semicolons and comments.
+    static func isBlank(_ sql: String) -> Bool {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace || $0 == ";" }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                guard let close = rest.range(of: "*/") else { return true }
+                rest = rest[close.upperBound...]
+            } else {
+                return rest.isEmpty
+            }
+        }
     }
 }

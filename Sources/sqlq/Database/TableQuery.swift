@@ -26,7 +26,7 @@ struct TableQuery: FetchKeyRequest {
         var text = sql + "\n"
         let arguments = self.arguments
         text +=
-            "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(\.description).joined(separator: ", "))
+            "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(Self.literal).joined(separator: ", "))
             + "\n"
         text += "-- plan:\n"
         var depths: [Int64: Int] = [:]
@@ -39,5 +39,44 @@ struct TableQuery: FetchKeyRequest {
             text += "-- " + String(repeating: "  ", count: depth) + detail + "\n"
         }
         return text
+    }
+
+    /// `value` as a SQL literal that reads back as the same value, on one line: text with line
+    /// breaks or other control characters is a concatenation (`'a' || char(10) || 'b'`), so
+    /// that nothing in a value can end the `--` comment it is printed in.
+    static func literal(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null, .integer, .blob:
+            return value.description
+        case .real(let number):
+            if number.isNaN { return "NULL" }
+            // SQLite reads a literal too large for a double as an infinity.
+            if number.isInfinite { return number < 0 ? "-9e999" : "9e999" }
+            return String(number)
+        case .text(let text):
+            var parts: [String] = []
+            var run = ""
+            for scalar in text.unicodeScalars {
+                if isLineBreaking(scalar) {
+                    if !run.isEmpty { parts.append("'" + run + "'") }
+                    run = ""
+                    parts.append("char(\(scalar.value))")
+                } else {
+                    run.unicodeScalars.append(scalar)
+                    if scalar == "'" { run.unicodeScalars.append("'") }
+                }
+            }
+            if !run.isEmpty || parts.isEmpty { parts.append("'" + run + "'") }
+            return parts.joined(separator: " || ")
+        }
+    }
+
+    /// Control characters, the Unicode line and paragraph separators, and the bidirectional
+    /// controls that can make a line show other text than it holds.
+    private static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

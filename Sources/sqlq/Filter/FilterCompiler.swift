@@ -6,70 +6,81 @@ import SQLite
 /// lists the columns and suggests the closest), values are checked against the columns' declared
 /// types, and every value ends up bound: the builder renders each literal as `?`.
 struct FilterCompiler {
+    /// The most values one statement binds in a default SQLite build (SQLITE_MAX_VARIABLE_NUMBER).
+    static let maximumValues = 32_766
+    /// The longest LIKE or GLOB pattern SQLite matches, in bytes (SQLITE_MAX_LIKE_PATTERN_LENGTH).
+    static let maximumPatternLength = 50_000
+
     let schema: TableSchema
     let db: Database
     /// The expression's text, for errors.
     let expression: String
+    /// How many values the expression may still bind.
+    private(set) var remainingValues: Int
+
+    init(schema: TableSchema, db: Database, expression: String, maximumValues: Int = Self.maximumValues) {
+        self.schema = schema
+        self.db = db
+        self.expression = expression
+        remainingValues = maximumValues
+    }
 
     /// Parses and compiles one `--where` expression.
     static func compile(_ expression: String, schema: TableSchema, db: Database) throws -> SQLExpression {
-        let parsed = try FilterParser.parse(expression)
-        return try FilterCompiler(schema: schema, db: db, expression: expression).compile(parsed)
+        var compiler = FilterCompiler(schema: schema, db: db, expression: expression)
+        return try compiler.compile(try FilterParser.parse(expression))
     }
 
-    func compile(_ filter: FilterExpression) throws -> SQLExpression {
+    /// Parses and compiles the `--where` expressions of one query, ANDed, within the values
+    /// one statement can bind (less `reservedValues`, such as a limit and an offset).
+    static func compile(
+        _ expressions: [String], schema: TableSchema, db: Database, reservedValues: Int = 0
+    ) throws -> SQLExpression {
+        var remaining = maximumValues - reservedValues
+        var compiled: [SQLExpression] = []
+        for expression in expressions {
+            var compiler = FilterCompiler(schema: schema, db: db, expression: expression, maximumValues: remaining)
+            compiled.append(try compiler.compile(try FilterParser.parse(expression)))
+            remaining = compiler.remainingValues
+        }
+        return .all(compiled)
+    }
+
+    /// The expression's SQL. The recursion is as deep as the filter's groups nest, which the
+    /// parser keeps within ``FilterParser/maximumNesting``.
+    mutating func compile(_ filter: FilterExpression) throws -> SQLExpression {
         switch filter {
-        case .column(let name, let position, let length):
-            let column = try resolve(name, position: position, length: length)
+        case .all(let operands):
+            var compiled: [SQLExpression] = []
+            compiled.reserveCapacity(operands.count)
+            for operand in operands { compiled.append(try compile(operand)) }
+            return .all(compiled)
+        case .any(let operands):
+            var compiled: [SQLExpression] = []
+            compiled.reserveCapacity(operands.count)
+            for operand in operands { compiled.append(try compile(operand)) }
+            return .any(compiled)
+        case .not(let inner):
+            return !(try compile(inner))
+        case .predicate(let predicate):
+            return try compile(predicate)
+        }
+    }
+
+    private mutating func compile(_ predicate: FilterPredicate) throws -> SQLExpression {
+        switch predicate {
+        case .truth(let name):
+            let column = try resolve(name)
             if column.affinity == .text {
                 throw mismatch(
                     "column \"\(column.name)\" holds text, so on its own it is not a true/false test; "
                         + "compare it instead, as in \(column.name) != ''",
-                    position: position, length: length)
+                    position: name.position, length: name.length)
             }
             return Column(column.name).sqlExpression
-        case .not(let inner):
-            return !(try compile(inner))
-        case .and(let lhs, let rhs):
-            return try compile(lhs) && compile(rhs)
-        case .or(let lhs, let rhs):
-            return try compile(lhs) || compile(rhs)
-        case .comparison(let lhs, let comparison, let rhs):
-            return try compare(lhs, comparison, rhs)
-        case .pattern(let operand, let pattern, let patternOperand, let negated):
-            let column = try self.column(operand)
-            guard case .literal(let literal, _, _) = patternOperand, case .text(let text) = literal.value else {
-                preconditionFailure("the parser only accepts a string after a pattern operator")
-            }
-            let expression =
-                switch pattern {
-                case .like: Column(column.name).like(text)
-                case .glob: Column(column.name).glob(text)
-                case .contains: Column(column.name).contains(text)
-                }
-            return negated ? !expression : expression
-        case .membership(let operand, let list, let negated):
-            let column = try self.column(operand)
-            let values = try list.map { try value($0, for: column) }
-            let expression = Column(column.name).in(values)
-            return negated ? !expression : expression
-        case .range(let operand, let low, let high, let negated):
-            let column = try self.column(operand)
-            let expression = Column(column.name).between(try value(low, for: column), try value(high, for: column))
-            return negated ? !expression : expression
-        case .nullTest(let operand, let negated):
-            let column = try self.column(operand)
-            return negated ? Column(column.name) != nil : Column(column.name) == nil
-        }
-    }
-
-    private func compare(
-        _ lhs: FilterExpression.Operand, _ comparison: FilterExpression.Comparison, _ rhs: FilterExpression.Operand
-    ) throws -> SQLExpression {
-        switch (lhs, rhs) {
-        case (.column, .column):
-            let left = Column(try column(lhs).name)
-            let right = Column(try column(rhs).name)
+        case .comparison(let name, let comparison, .column(let otherName)):
+            let left = Column(try resolve(name).name)
+            let right = Column(try resolve(otherName).name)
             return switch comparison {
             case .equal: left == right
             case .notEqual: left != right
@@ -78,80 +89,124 @@ struct FilterCompiler {
             case .greater: left > right
             case .greaterOrEqual: left >= right
             }
-        case (.column, .literal):
-            return try compare(lhs, comparison, literal: rhs)
-        case (.literal, .column):
-            return try compare(rhs, comparison.mirrored, literal: lhs)
-        case (.literal(_, let position, _), .literal(_, let end, let length)):
-            throw FilterError(
-                reason: .syntax("a comparison needs a column on at least one side"),
-                expression: expression, position: position, length: end + length - position)
+        case .comparison(let name, let comparison, .value(let value)):
+            let column = try resolve(name)
+            let bound = try self.value(value, for: column)
+            if !bound.isNull { try take(1, at: value.position, length: value.length) }
+            if bound.isNull, comparison != .equal, comparison != .notEqual {
+                throw mismatch(
+                    "null has no order; test it with \"is null\" or \"is not null\"", position: value.position,
+                    length: value.length)
+            }
+            let left = Column(column.name)
+            // `= null` and `!= null` render IS NULL and IS NOT NULL, which is what they mean here.
+            return switch comparison {
+            case .equal: left == bound
+            case .notEqual: left != bound
+            case .less: left < bound
+            case .lessOrEqual: left <= bound
+            case .greater: left > bound
+            case .greaterOrEqual: left >= bound
+            }
+        case .pattern(let name, let pattern, let text, let negated):
+            let column = Column(try resolve(name).name)
+            try checkPattern(text, escaped: pattern == .contains)
+            try take(1, at: text.position, length: text.length)
+            let expression =
+                switch pattern {
+                case .like: column.like(text.text)
+                case .glob: column.glob(text.text)
+                case .contains: column.contains(text.text)
+                }
+            return negated ? !expression : expression
+        case .membership(let name, let list, let negated):
+            let column = try resolve(name)
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(list.count)
+            for value in list {
+                values.append(try self.value(value, for: column))
+                try take(1, at: value.position, length: value.length)
+            }
+            let expression = Column(column.name).in(values)
+            return negated ? !expression : expression
+        case .range(let name, let low, let high, let negated):
+            let column = try resolve(name)
+            let (lower, upper) = (try value(low, for: column), try value(high, for: column))
+            try take(2, at: low.position, length: high.position + high.length - low.position)
+            let expression = Column(column.name).between(lower, upper)
+            return negated ? !expression : expression
+        case .nullTest(let name, let negated):
+            let column = Column(try resolve(name).name)
+            return negated ? column != nil : column == nil
         }
     }
 
-    private func compare(
-        _ columnOperand: FilterExpression.Operand, _ comparison: FilterExpression.Comparison,
-        literal literalOperand: FilterExpression.Operand
-    ) throws -> SQLExpression {
-        let column = try self.column(columnOperand)
-        let bound = try value(literalOperand, for: column)
-        if bound.isNull, comparison != .equal, comparison != .notEqual,
-            case .literal(_, let position, let length) = literalOperand
-        {
-            throw mismatch(
-                "null has no order; test it with \"is null\" or \"is not null\"", position: position, length: length)
-        }
-        let left = Column(column.name)
-        // `= null` and `!= null` render IS NULL and IS NOT NULL, which is what they mean here.
-        return switch comparison {
-        case .equal: left == bound
-        case .notEqual: left != bound
-        case .less: left < bound
-        case .lessOrEqual: left <= bound
-        case .greater: left > bound
-        case .greaterOrEqual: left >= bound
-        }
-    }
-
-    private func column(_ operand: FilterExpression.Operand) throws -> TableSchema.ColumnInfo {
-        guard case .column(let name, let position, let length) = operand else {
-            preconditionFailure("the parser only accepts a column here")
-        }
-        return try resolve(name, position: position, length: length)
-    }
-
-    private func resolve(_ name: String, position: Int, length: Int) throws -> TableSchema.ColumnInfo {
+    private func resolve(_ name: FilterExpression.ColumnName) throws -> TableSchema.ColumnInfo {
         do {
-            return try schema.column(name, in: db)
+            return try schema.column(name.name, in: db)
         } catch let error as SchemaError {
-            throw FilterError(reason: .unknownColumn(error), expression: expression, position: position, length: length)
+            throw FilterError(
+                reason: .unknownColumn(error), expression: expression, position: name.position, length: name.length)
         }
     }
 
-    /// The literal's value, after checking that it fits the column's declared type.
-    private func value(_ operand: FilterExpression.Operand, for column: TableSchema.ColumnInfo) throws -> SQLiteValue {
-        guard case .literal(let literal, let position, let length) = operand else {
-            preconditionFailure("the parser only accepts a literal here")
-        }
+    /// The value to bind for a literal, after checking that it fits the column's declared type.
+    /// Text for a number column must be text SQLite reads as a number, and binds as that number.
+    private mutating func value(
+        _ value: FilterExpression.Value, for column: TableSchema.ColumnInfo
+    ) throws -> SQLiteValue {
+        let literal = value.literal
         let type = column.declaredType.isEmpty ? "" : " (\(column.declaredType))"
+        var bound = literal.value
         switch literal.kind {
         case .text where column.affinity.holdsNumbers:
-            if case .text(let text) = literal.value, Double(text) != nil { break }
-            throw mismatch(
-                "column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is text",
-                position: position, length: length)
+            guard case .text(let text) = literal.value, let number = SQLiteValue.numericAffinity(of: text) else {
+                throw mismatch(
+                    "column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is text",
+                    position: value.position, length: value.length)
+            }
+            bound = number
         case .date where column.affinity.holdsNumbers:
             throw mismatch(
                 "column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is a date",
-                position: position, length: length)
+                position: value.position, length: value.length)
         case .boolean where column.affinity == .text:
             throw mismatch(
                 "column \"\(column.name)\"\(type) holds text, but \(literal.description) is a boolean",
-                position: position, length: length)
+                position: value.position, length: value.length)
         default:
             break
         }
-        return literal.value
+        return bound
+    }
+
+    /// Counts values against what one statement can bind.
+    private mutating func take(_ count: Int, at position: Int, length: Int) throws {
+        remainingValues -= count
+        guard remainingValues < 0 else { return }
+        throw FilterError(
+            reason: .limit(
+                "too many values: SQLite binds at most \(Self.maximumValues) values in one query; "
+                    + "split the query, or use a range (between) instead of long lists"),
+            expression: expression, position: position, length: length)
+    }
+
+    private func checkPattern(_ text: FilterExpression.Text, escaped: Bool) throws {
+        var length = text.text.utf8.count
+        if escaped {
+            // contains() escapes %, _ and \ with a \, and adds a % at each end.
+            length +=
+                2
+                + text.text.utf8.count {
+                    $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "\\")
+                }
+        }
+        guard length > Self.maximumPatternLength else { return }
+        throw FilterError(
+            reason: .limit(
+                "this pattern is too long: SQLite matches patterns of at most \(Self.maximumPatternLength) bytes, "
+                    + "and this one has \(length)"),
+            expression: expression, position: text.position, length: text.length)
     }
 
     private func mismatch(_ message: String, position: Int, length: Int) -> FilterError {

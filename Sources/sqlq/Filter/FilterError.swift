@@ -11,6 +11,8 @@ struct FilterError: Error, CustomStringConvertible {
         case syntax(String)
         case unknownColumn(SchemaError)
         case typeMismatch(String)
+        /// Valid, but beyond what SQLite can run: nested too deeply, too many values.
+        case limit(String)
     }
 
     var reason: Reason
@@ -24,26 +26,37 @@ struct FilterError: Error, CustomStringConvertible {
 
     var message: String {
         switch reason {
-        case .syntax(let message), .typeMismatch(let message): message
+        case .syntax(let message), .typeMismatch(let message), .limit(let message): message
         case .unknownColumn(let error): String(error.description.prefix { $0 != "\n" })
         }
     }
 
+    /// The most characters of the expression an error quotes: a long generated filter is shown
+    /// around the culprit, with "…" for what is cut.
+    static let quotedLength = 100
+
     var description: String {
         var text = option + ": " + message + "\n"
-        let shown = TableWriter.visible(expression)
-        text += "  " + shown + "\n"
         // The caret goes under characters, which is what a terminal shows.
         let scalars = Array(expression.unicodeScalars)
-        func characters(_ range: Range<Int>) -> Int {
+        func characters(from lower: Int, to upper: Int) -> String {
+            let lower = max(0, min(lower, scalars.count))
             var string = String()
-            for scalar in scalars[max(0, min(range.lowerBound, scalars.count))..<min(range.upperBound, scalars.count)] {
+            for scalar in scalars[lower..<max(lower, min(upper, scalars.count))] {
                 string.unicodeScalars.append(scalar)
             }
-            return TableWriter.visible(string).count
+            return TableWriter.visible(string)
         }
-        let column = characters(0..<position)
-        let width = characters(position..<(position + length))
+        var start = 0
+        var end = scalars.count
+        if scalars.count > Self.quotedLength {
+            start = max(0, min(position - Self.quotedLength / 2, scalars.count - Self.quotedLength))
+            end = start + Self.quotedLength
+        }
+        let lead = start > 0 ? "…" : ""
+        text += "  " + lead + characters(from: start, to: end) + (end < scalars.count ? "…" : "") + "\n"
+        let column = lead.count + characters(from: start, to: position).count
+        let width = characters(from: max(position, start), to: min(position + length, end)).count
         text += "  " + String(repeating: " ", count: column) + String(repeating: "^", count: max(width, 1))
         if case .unknownColumn(let error) = reason, let newline = error.description.firstIndex(of: "\n") {
             text += error.description[newline...]

@@ -203,8 +203,11 @@ struct FilterLexer {
         }
         while index < characters.count, characters[index].isIdentifierPart || characters[index] == "." { index += 1 }
         let text = Self.string(characters[start..<index])
+        // Swift's Double(_:) also reads "0x1p3", "nan" and "inf"; SQLite's reading decides.
         let literal: FilterLiteral? =
-            if isReal {
+            if SQLiteValue.numericAffinity(of: text) == nil {
+                nil
+            } else if isReal {
                 Double(text).map { FilterLiteral(kind: .real, value: .real($0)) }
             } else if let integer = Int64(text) {
                 FilterLiteral(kind: .integer, value: .integer(integer))

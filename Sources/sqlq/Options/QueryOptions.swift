@@ -19,11 +19,17 @@ struct QueryOptions: ParsableArguments {
             "Sort by a column; -column sorts descending. Repeat, or separate with commas.", valueName: "column"))
     var sort: [String] = []
 
-    @Option(help: "Return at most this many rows.")
-    var limit: Int?
+    // Read as text, unconditionally, so that "--limit -1" is a bad limit rather than a
+    // missing value followed by an unknown option.
+    @Option(
+        name: .customLong("limit"), parsing: .unconditional,
+        help: ArgumentHelp("Return at most this many rows.", valueName: "count"))
+    var limitText: String?
 
-    @Option(help: "Skip this many rows first.")
-    var offset: Int?
+    @Option(
+        name: .customLong("offset"), parsing: .unconditional,
+        help: ArgumentHelp("Skip this many rows first.", valueName: "count"))
+    var offsetText: String?
 
     @Option(help: ArgumentHelp("Return only these columns, separated by commas.", valueName: "a,b"))
     var columns: [String] = []
@@ -37,17 +43,35 @@ struct QueryOptions: ParsableArguments {
     @Flag(help: "Print the SQL, its arguments and SQLite's query plan instead of running the query.")
     var explain = false
 
+    /// `--limit`, once ``validate()`` has checked it.
+    var limit: Int? { limitText.flatMap { try? Self.count($0, option: "--limit") } }
+    /// `--offset`, once ``validate()`` has checked it.
+    var offset: Int? { offsetText.flatMap { try? Self.count($0, option: "--offset") } }
+
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more, not \(limit)") }
-        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more, not \(offset)") }
+        if let limitText { _ = try Self.count(limitText, option: "--limit") }
+        if let offsetText { _ = try Self.count(offsetText, option: "--offset") }
+    }
+
+    /// The value of a numeric option: a whole number, 0 or more.
+    static func count(_ text: String, option: String) throws -> Int {
+        guard let count = Int(text), count >= 0 else {
+            throw ValidationError(
+                "\(option) must be a non-negative integer, such as \(option) 10; \"\(text)\" is not one"
+                    + (!text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+                        ? " (it is larger than \(Int.max))" : ""))
+        }
+        return count
     }
 
     /// The query these options describe, with every name checked against `db`'s schema.
     func makeQuery(_ db: Database) throws -> TableQuery {
         let schema = try TableSchema(db, table: table)
         var request = Table(schema.name).all()
-        for filter in filters {
-            request = request.filter(try FilterCompiler.compile(filter, schema: schema, db: db))
+        if !filters.isEmpty {
+            // Compiled together, so that many --where options make one balanced AND and stay
+            // within the values one statement binds, less the limit and the offset.
+            request = request.filter(try FilterCompiler.compile(filters, schema: schema, db: db, reservedValues: 2))
         }
         var orderings: [any SQLOrderingTerm] = []
         for option in sort {
@@ -72,6 +96,7 @@ struct QueryOptions: ParsableArguments {
             }
         }
         if !selection.isEmpty { request = request.select(selection) }
+        let (limit, offset) = (self.limit, self.offset)
         if limit != nil || offset != nil {
             // SQLite reads a negative limit as "no limit", which OFFSET needs.
             request = request.limit(limit ?? -1, offset: offset)

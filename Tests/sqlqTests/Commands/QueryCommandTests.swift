@@ -200,6 +200,42 @@ struct QueryCommandTests {
         #expect(try Executable.run(["frobnicate"]).status == 2)
     }
 
+    @Test(
+        "--limit and --offset take a non-negative integer, and say so",
+        arguments: [("--limit", "-1"), ("--limit", "abc"), ("--offset", "-5"), ("--limit", "1.5"), ("--offset", "")])
+    func numericOptions(option: String, value: String) throws {
+        let result = try Executable.run(["query", "items", option, value])
+        #expect(result.status == 2)
+        #expect(
+            result.errors.hasPrefix(
+                "Error: \(option) must be a non-negative integer, such as \(option) 10; \"\(value)\" is not one"),
+            "\(result.errors)")
+        #expect(result.output.isEmpty)
+    }
+
+    @Test("--explain writes each argument as a SQL literal on the arguments line")
+    func explainLiterals() throws {
+        let database = try TestDatabase.with(
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO t(name) VALUES ('a')")
+        let result = try database.run([
+            "query", "t", "--where", #"name in ('it''s', 'a\nSELECT 1; --', 'tab\there', '\r') or score = 1e400"#,
+            "--explain",
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.lines[1]
+                == #"-- arguments: 'it''s', 'a' || char(10) || 'SELECT 1; --', 'tab' || char(9) || 'here', char(13), 9e999"#
+        )
+        #expect(result.lines.dropFirst().allSatisfy { $0.hasPrefix("--") })
+        // The literals are SQL that gives back the bound values.
+        let values = try database.read { db in
+            try db.fetchOne(
+                Row.self, "SELECT 'a' || char(10) || 'SELECT 1; --' = ?, char(13) = ?, 9e999 = ?",
+                [.text("a\nSELECT 1; --"), .text("\r"), .real(.infinity)])
+        }
+        #expect(try values.map { [try $0[0] as Int, try $0[1] as Int, try $0[2] as Int] } == [1, 1, 1])
+    }
+
     @Test("Colour only on a terminal, and never with NO_COLOR")
     func colour() async throws {
         let piped = try Executable.run(["query", "items", "--where", "notes is null", "--limit", "2"])

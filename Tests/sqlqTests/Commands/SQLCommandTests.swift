@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import sqlq
+
 @Suite("sqlq sql")
 struct SQLCommandTests {
     @Test("Parameters are bound: integers, reals and text")
@@ -44,8 +46,63 @@ struct SQLCommandTests {
         #expect(syntax.status == 1)
         #expect(syntax.errors.contains("syntax error"))
         #expect(syntax.errors.contains("SQL: SELEC 1"))
-        let arguments = try Executable.run(["sql", "SELECT ?", "--param", "1", "--param", "2"])
-        #expect(arguments.status == 1)
-        #expect(arguments.errors.contains("wrong number of arguments"))
+    }
+
+    @Test("A wrong number of --param is a usage error naming both counts", arguments: [0, 1, 3])
+    func parameterCount(given: Int) throws {
+        let result = try Executable.run(
+            ["sql", "SELECT ?, ?"] + (0..<given).flatMap { ["--param", "\($0)"] })
+        #expect(result.status == 2)
+        #expect(
+            result.errors
+                == "Error: the statement has 2 placeholders (?), but \(given) --param \(given == 1 ? "was" : "were") given; "
+                + "give one --param for each placeholder\n")
+        #expect(result.output.isEmpty)
+    }
+
+    @Test("More than one statement is a usage error that says what to do")
+    func severalStatements() throws {
+        let database = try TestDatabase.demo()
+        let result = try database.run(["sql", "SELECT 1; DROP TABLE items"])
+        #expect(result.status == 2)
+        #expect(result.errors.hasPrefix("Error: sql runs one statement, and this SQL holds more after the first"))
+        #expect(result.errors.contains("DROP TABLE items"))
+        #expect(!result.errors.contains("executeScript") && !result.errors.contains("misuse"))
+        #expect(try database.count("SELECT count(*) FROM items") == 12000)
+        // A trailing semicolon or comment is still one statement.
+        let one = try database.run(["sql", "SELECT 1; -- done", "--format", "csv"])
+        #expect(one.status == 0)
+        #expect(one.output == "1\r\n1\r\n")
+    }
+
+    @Test("Empty SQL is a usage error", arguments: ["", "   ", ";", "-- nothing", "/* nothing */ ;"])
+    func emptySQL(sql: String) throws {
+        // After "--", so that SQL starting with "--" is not read as an option.
+        let result = try Executable.run(["sql", "--", sql])
+        #expect(result.status == 2)
+        #expect(
+            result.errors.hasPrefix(
+                "Error: the SQL is empty; give one statement, as in sqlq sql \"SELECT count(*) FROM items\""))
+        #expect(!result.errors.contains("misuse"))
+    }
+
+    @Test(
+        "A --param binds as a number only when SQLite reads it as one",
+        arguments: [
+            ("42", "integer"), ("-7", "integer"), ("+5", "integer"), ("1.5", "real"), ("1e3", "real"), ("1.e3", "real"),
+            (".5", "real"), ("0x10", "text"), ("nan", "text"), ("inf", "text"), ("-infinity", "text"),
+            (" 5", "text"), ("1e", "text"), ("1_000", "text"), ("", "text"), ("12abc", "text"),
+        ])
+    func parameterTypes(text: String, type: String) throws {
+        #expect(
+            {
+                switch SQLCommand.value(text) {
+                case .integer: "integer"
+                case .real: "real"
+                case .text: "text"
+                default: "other"
+                }
+            }() == type)
+        if type == "text" { #expect(SQLCommand.value(text) == .text(text)) }
     }
 }

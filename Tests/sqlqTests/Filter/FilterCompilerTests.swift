@@ -151,6 +151,27 @@ struct FilterCompilerTests {
         }
     }
 
+    @Test(
+        "Text for a number column must be a number SQLite reads as one",
+        arguments: ["0x5", "nan", "inf", "-infinity", "1e", "0x1p3", "1_000", ""])
+    func textThatIsNotANumber(text: String) {
+        #expect {
+            try compile("score = '\(text)'")
+        } throws: { error in
+            guard let error = error as? FilterError, case .typeMismatch(let message) = error.reason else {
+                return false
+            }
+            return message.contains("holds numbers") && error.position == 8
+        }
+    }
+
+    @Test("Text that SQLite reads as a number is bound as that number")
+    func numericText() throws {
+        #expect(try compile("id = ' 3 '").arguments == [.integer(3)])
+        #expect(try compile("score in ('2.5', '1e1')").arguments == [.real(2.5), .integer(10)])
+        #expect(try ids("score >= ' 2.5'") == (try ids(sql: "score >= 2.5")))
+    }
+
     @Test("A comparison needs a column")
     func twoValues() {
         #expect {

@@ -25,6 +25,33 @@ struct FilterLexerTests {
         #expect(throws: FilterError.self) { try FilterLexer.tokens("3abc") }
     }
 
+    @Test("A number is exactly what SQLite reads as one, checked on 20,000 random number-like texts")
+    func numbersAgreeWithSQLite() throws {
+        var generator = SeededGenerator(seed: 7)
+        let alphabet = Array("0123456789.eE+-xXpPnaif")
+        for _ in 0..<20_000 {
+            var text = String("0123456789".randomElement(using: &generator)!)
+            for _ in 0..<Int.random(in: 0..<8, using: &generator) {
+                text.append(alphabet.randomElement(using: &generator)!)
+            }
+            let sqlite = SQLiteValue.numericAffinity(of: text)
+            let tokens = try? FilterLexer.tokens(text)
+            if let tokens, tokens.count == 2, case .literal(let literal) = tokens[0].kind,
+                literal.kind == .integer || literal.kind == .real
+            {
+                #expect(sqlite != nil, "\(text) is a number to the filter but not to SQLite")
+                #expect(literal.value.sqliteNumber == sqlite?.sqliteNumber, "\(text)")
+            } else if sqlite != nil, text.last != "e", !text.contains("-") {
+                Issue.record("\(text) is a number to SQLite but not to the filter: \(String(describing: tokens))")
+            }
+        }
+        #expect(try literal("1.e3") == FilterLiteral(kind: .real, value: .real(1000)))
+        #expect(try literal("5.") == FilterLiteral(kind: .real, value: .real(5)))
+        for text in ["0x10", "1e", "1e+", "1.5.2", "0x1p3", "1.0x1"] {
+            #expect(throws: FilterError.self, "\(text)") { try FilterLexer.tokens(text) }
+        }
+    }
+
     @Test("Strings with SQL and backslash escapes")
     func strings() throws {
         #expect(try literal("'it''s'") == FilterLiteral(kind: .text, value: .text("it's")))
@@ -62,5 +89,16 @@ struct FilterLexerTests {
     func positions() throws {
         let tokens = try FilterLexer.tokens("title = 'é' and x")
         #expect(tokens.map(\.position) == [0, 6, 8, 12, 16, 17])
+    }
+}
+
+extension SQLiteValue {
+    /// The value as a double, so that integer and real spellings of one number compare equal.
+    fileprivate var sqliteNumber: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .real(let value): value
+        default: nil
+        }
     }
 }
