@@ -56,9 +56,8 @@ struct DeleteCommand: AsyncParsableCommand {
         let (table, filters) = (self.table, self.filters)
         let (tableName, filter) = try await connection.read { db -> (String, SQLExpression) in
             let schema = try TableSchema(db, table: table)
-            let expressions = try filters.map { try FilterCompiler.compile($0, schema: schema, db: db) }
-            // validate() ensured at least one filter.
-            return (schema.name, expressions.dropFirst().reduce(expressions[0]) { $0 && $1 })
+            // One balanced AND, within the values a statement binds, as for query.
+            return (schema.name, try FilterCompiler.compile(filters, schema: schema, db: db))
         }
         let request = Table(tableName).filter(filter)
         let count = try await connection.read { db in try request.fetchCount(db) }

@@ -68,6 +68,14 @@ struct FilterLimitsTests {
         #expect(result.output == "10500\n")
     }
 
+    @Test("1,500 --where options delete, as one balanced condition")
+    func manyDeleteFilters() throws {
+        let result = try Executable.run(
+            ["delete", "items", "--yes"] + (1...1500).flatMap { ["--where", "id != \($0)"] })
+        #expect(result.status == 0, "\(result.errors.prefix(300))")
+        #expect(result.output.contains("10500"), "\(result.output.prefix(300))")
+    }
+
     @Test(
         "Groups nested deeper than SQLite reads are a usage error that names the limit",
         arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import SQLite
 import Synchronization
 import Testing
@@ -22,8 +23,8 @@ struct ConcurrentWriterTests {
         }
         let (path, inputs) = (database.path, files)
         let running = Atomic(writers)
-        let counts = Mutex<[Int]>([])
-        let failures = Mutex<[String]>([])
+        let counts = Lock<[Int]>([])
+        let failures = Lock<[String]>([])
         // One thread per process: the writers and the reader all run at once, however few cores.
         let group = DispatchGroup()
         for index in 0..<writers {
