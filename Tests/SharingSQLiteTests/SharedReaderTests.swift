@@ -104,6 +104,12 @@ import Testing
         let reader = SharedReader<[String]>(value: [])
         try await reader.load(.fetchAll("SELECT title FROM items ORDER BY id", database: db))
         try await db.write { db in try db.execute("UPDATE items SET title = title") }
+        // Awaited, so that the next commit's refetch is a round of its own, not coalesced with it.
+        let deadline = ContinuousClock.now + hangLimit
+        while fetchCount(reader) < 2 {
+            guard ContinuousClock.now < deadline else { throw TimedOut(description: "the refetch never ran") }
+            await Task.yield()
+        }
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0 == ["a", "b", "c"] }
         #expect(fetchCount(reader) == 3)
