@@ -34,13 +34,7 @@ struct SQLCommand: ParsableCommand {
         let output = OutputStream(fileDescriptor: 1)
         let arguments = parameters.map(Self.value)
         try connection.read { db in
-            let writer = format.makeWriter(output: output, style: .forDescriptor(1))
-            try ResultSet.forEachRow(db, sql: sql, arguments: arguments) { columns in
-                writer.begin(columns: columns)
-            } row: { values in
-                writer.write(row: values)
-            }
-            writer.end()
+            try format.write(db, sql: sql, arguments: arguments, to: output, style: .forDescriptor(1))
         }
         output.flush()
     }
