@@ -68,12 +68,17 @@ extension OutputFormat {
                 break
             }
         }
-        func encoder(_ layout: ColumnLayout) -> any RowEncoder {
-            self == .table
-                ? TableWriter(layout: layout.finished(), style: style) : MarkdownWriter(layout: layout.finished())
+        func write(_ rows: [[SQLiteValue]], more: Bool) throws {
+            if self == .table {
+                let encoder = TableWriter(layout: layout.finished(), style: style)
+                try Self.writeFirst(encoder, rows, statement, columns, more: more, &out)
+            } else {
+                let encoder = MarkdownWriter(layout: layout.finished())
+                try Self.writeFirst(encoder, rows, statement, columns, more: more, &out)
+            }
         }
         if complete || (self == .table && isTerminal) {
-            try Self.writeFirst(encoder(layout), firstRows, statement, columns, more: !complete, &out)
+            try write(firstRows, more: !complete)
             return
         }
         firstRows = []
@@ -88,7 +93,7 @@ extension OutputFormat {
         }
         // The bindings stay; the read transaction keeps the second run on the same rows.
         statement.reset()
-        try Self.writeFirst(encoder(layout), [], statement, columns, more: true, &out)
+        try write([], more: true)
     }
 
     /// Writes the header and `rows`, then the rows the statement has left when there are `more`.

@@ -89,6 +89,23 @@ struct ReferenceOutputTests {
             ["query", "items", "--format", format.rawValue], database: nil, sql: "SELECT * FROM items", format: format)
     }
 
+    @Test("On a terminal, a table longer than the layout window is laid out from its first rows, then streams")
+    func terminalWindow() async throws {
+        let terminal = try PseudoTerminal()
+        let command = try RunningCommand(["query", "items"], environment: ["NO_COLOR": "1"], terminal: terminal)
+        #expect(await command.exitStatus() == 0)
+        try await command.output.waitFor("(12000 rows)")
+        let lines = command.output.text.split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let header = try #require(lines.first)
+        #expect(header.hasPrefix("id | list_id | title"))
+        let rows = lines.dropFirst(2).dropLast()
+        #expect(rows.count == 12_000)
+        #expect(rows.allSatisfy { $0.count { $0 == "|" } == 7 })
+        #expect(rows.last?.hasPrefix("12000 |") == true)
+    }
+
     @Test("Empty results and results with no rows", arguments: OutputFormat.allCases)
     func empty(format: OutputFormat) throws {
         let database = try Self.hostile()

@@ -45,6 +45,17 @@ struct RowWriterTests {
         #expect(rows == expected)
     }
 
+    @Test("CSV doubles every quote, also one that a combining mark joins into one character with the next")
+    func csvQuoteWithMark() throws {
+        let result = ResultSet(columns: ["a\"\u{301}"], rows: [[.text("\"\u{301}x, \"")], [.text("q\"\u{20DD}")]])
+        let csv = try Self.render(.csv, result)
+        #expect(csv == "\"a\"\"\u{301}\"\r\n\"\"\"\u{301}x, \"\"\"\r\n\"q\"\"\u{20DD}\"\r\n")
+        var reader = try CSVReader(bytes: Array(csv.utf8), file: "out.csv")
+        #expect(reader.header == ["a\"\u{301}"])
+        #expect(try reader.next()?.values == [.text("\"\u{301}x, \"")])
+        #expect(try reader.next()?.values == [.text("q\"\u{20DD}")])
+    }
+
     @Test("JSON is an array of objects with typed values; NDJSON one object per line")
     func json() throws {
         let json = try Self.render(.json)
