@@ -16,7 +16,7 @@ struct JSONWriter: RowEncoder {
 
     mutating func begin(columns: [String], _ out: inout ByteBuffer) {
         keys = columns.enumerated().map { index, name in
-            var key = ByteBuffer(fileDescriptor: -1)
+            var key = ByteBuffer(fileDescriptor: -1, capacity: name.utf8.count * 6 + 4)
             defer { key.deallocate() }
             if index > 0 { key.append(UInt8(ascii: ",")) }
             var name = name

@@ -70,10 +70,11 @@ struct ByteBuffer {
     /// the processor's cache.
     static let flushSize = 1 << 17
 
-    init(fileDescriptor: Int32) {
+    /// A buffer for `fileDescriptor`, or for bytes kept in memory (-1), starting at `capacity`.
+    init(fileDescriptor: Int32, capacity: Int = 2 * flushSize) {
         self.fileDescriptor = fileDescriptor
-        capacity = 2 * Self.flushSize
-        start = .allocate(capacity: capacity)
+        self.capacity = max(capacity, 16)
+        start = .allocate(capacity: self.capacity)
     }
 
     /// Frees the memory; the owner calls this once, when it is done with the buffer.

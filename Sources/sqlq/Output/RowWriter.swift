@@ -77,11 +77,4 @@ extension SQLiteValue {
         case .blob: description
         }
     }
-
-    var isNumber: Bool {
-        switch self {
-        case .integer, .real: true
-        default: false
-        }
-    }
 }

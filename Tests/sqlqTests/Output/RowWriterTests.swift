@@ -40,7 +40,14 @@ struct RowWriterTests {
             rows.append(record.values)
         }
         // Numbers read back as text, which a column's affinity converts; everything else as it was.
-        let expected = Self.result.rows.map { row in row.map { $0.isNumber ? .text($0.cellText) : $0 } }
+        let expected = Self.result.rows.map { row in
+            row.map { value -> SQLiteValue in
+                switch value {
+                case .integer, .real: .text(value.cellText)
+                default: value
+                }
+            }
+        }
         #expect(csv.hasSuffix("-3,été ✓,,\"\",X''\r\n"))
         #expect(rows == expected)
     }
