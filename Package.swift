@@ -44,6 +44,8 @@ let package = Package(
             dependencies: [
                 "SharingSQLite",
                 "Queryable",
+                // Output and import read and bind columns with the C API, from and into byte buffers.
+                "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

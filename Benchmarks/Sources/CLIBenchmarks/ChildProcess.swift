@@ -38,16 +38,21 @@ struct ChildProcess {
         self.pid = pid
     }
 
-    /// Waits for the program to end; throws unless it exited with status 0.
-    func wait() throws {
+    /// Waits for the program to end and returns its peak resident memory in bytes; throws
+    /// unless it exited with status 0.
+    @discardableResult
+    func wait() throws -> Int {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else { throw BenchmarkError("waitpid failed") }
         }
         let exited = status & 0x7F == 0
         guard exited, (status >> 8) & 0xFF == 0 else {
             throw BenchmarkError("\(pid) ended with status \(status)")
         }
+        // Linux reports ru_maxrss in kilobytes.
+        return Int(usage.ru_maxrss) * 1024
     }
 
     func signal(_ number: Int32) {
@@ -56,9 +61,33 @@ struct ChildProcess {
 
     /// Runs the program to completion and returns its wall time in milliseconds.
     static func time(_ arguments: [String]) throws -> Double {
+        try measure(arguments).milliseconds
+    }
+
+    /// Runs the program to completion, its output sent to `output` (or discarded), and returns
+    /// its wall time in milliseconds and its peak resident memory in bytes.
+    ///
+    /// The memory is what `/usr/bin/time` reports, when there is one: the peak that `wait4`
+    /// reports for a child started from this process includes this process's own peak, which a
+    /// child spawned with vfork semantics shares until it execs.
+    static func measure(_ arguments: [String], output: Int32? = nil) throws -> (milliseconds: Double, memory: Int) {
+        let time = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: time) else {
+            let start = Clock.now
+            let memory = try ChildProcess(arguments, output: output).wait()
+            return (Clock.milliseconds(since: start), memory)
+        }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("sqlq-benchmark-rss-\(getpid())")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: report) }
         let start = Clock.now
-        try ChildProcess(arguments).wait()
-        return Clock.milliseconds(since: start)
+        try ChildProcess([time, "-f", "%M", "-o", report] + arguments, output: output).wait()
+        let milliseconds = Clock.milliseconds(since: start)
+        let text = String(decoding: FileManager.default.contents(atPath: report) ?? Data(), as: UTF8.self)
+        guard let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchmarkError("\(time) reported no memory for \(arguments[0]): \(text)")
+        }
+        return (milliseconds, kilobytes * 1024)
     }
 
     /// Runs the program to completion and returns what it wrote to standard output.

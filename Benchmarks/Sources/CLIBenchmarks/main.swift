@@ -2,12 +2,15 @@ import Foundation
 
 // Whole-process wall time of `sqlq query` against the sqlite3 shell running the same SQL, on a
 // 1,000,000-row items database, with runs of the two alternating so that the machine's noise
-// falls on both; then the latency of `sqlq watch` from another connection's commit to the redraw.
-// Benchmarks/run-cli builds sqlq in release and runs this.
+// falls on both; then every row exported in each format and a CSV file imported (against the
+// shell and sqlite-utils); then the latency of `sqlq watch` from another connection's commit to
+// the redraw. Benchmarks/run-cli builds sqlq in release and runs this.
 
 struct Options {
     var rows = 1_000_000
     var runs = 25
+    /// Runs of each bulk export and import, which take seconds each.
+    var bulkRuns = 5
     var commits = 30
     var database: String?
     /// `label=path` of each sqlq build to time.
@@ -15,6 +18,17 @@ struct Options {
     var sqlite3 = "/usr/bin/sqlite3"
     /// A program that parses sqlq's query options with argument-parser and does nothing else.
     var floor: String?
+    /// sqlite-utils, found on PATH unless given.
+    var sqliteUtils: String? = Options.findOnPath("sqlite-utils")
+    /// The parts to run: queries, bulk, watch.
+    var parts: Set<String> = ["queries", "bulk", "watch"]
+
+    static func findOnPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -32,6 +46,9 @@ struct Options {
             switch argument {
             case "--rows": rows = try number(argument)
             case "--runs": runs = try number(argument)
+            case "--bulk-runs": bulkRuns = try number(argument)
+            case "--sqlite-utils": sqliteUtils = try value(argument)
+            case "--only": parts = Set(try value(argument).split(separator: ",").map(String.init))
             case "--commits": commits = try number(argument)
             case "--database": database = try value(argument)
             case "--sqlite3": sqlite3 = try value(argument)
@@ -42,7 +59,8 @@ struct Options {
                 builds.append((String(spec[..<equals]), String(spec[spec.index(after: equals)...])))
             case "-h", "--help":
                 print(
-                    "usage: CLIBenchmarks --sqlq LABEL=PATH... [--rows N] [--runs N] [--commits N] [--database PATH] [--sqlite3 PATH] [--floor PATH]"
+                    "usage: CLIBenchmarks --sqlq LABEL=PATH... [--rows N] [--runs N] [--bulk-runs N] [--commits N] [--database PATH] "
+                        + "[--sqlite3 PATH] [--sqlite-utils PATH] [--floor PATH] [--only queries,bulk,watch]"
                 )
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
@@ -154,6 +172,25 @@ do {
         path: database, rows: options.rows,
         schemaFile: packageRoot.appendingPathComponent("Migrations/0001_create_lists_and_items.sql").path)
 
+    if options.parts.contains("queries") { try runQueries(options, database: database) }
+    if options.parts.contains("bulk") {
+        let sqlq = options.builds[0]
+        try BulkBenchmark.runExports(
+            sqlq: sqlq.path, sqlite3: options.sqlite3, database: database, runs: options.bulkRuns)
+        try BulkBenchmark.runImports(
+            sqlq: sqlq.path, sqlite3: options.sqlite3, sqliteUtils: options.sqliteUtils, database: database,
+            schemaFile: packageRoot.appendingPathComponent("Migrations/0001_create_lists_and_items.sql").path,
+            runs: options.bulkRuns)
+        print("")
+        print("(sqlq is the \(sqlq.label) build.)")
+    }
+    if options.parts.contains("watch") { try runWatch(options, database: database) }
+} catch {
+    FileHandle.standardError.write(Data("CLIBenchmarks: \(error)\n".utf8))
+    exit(1)
+}
+
+func runQueries(_ options: Options, database: String) throws {
     print(
         "sqlq query against the sqlite3 shell: \(options.rows) items, \(options.runs) alternating runs each, "
             + "whole-process wall time; both print CSV with a header")
@@ -210,6 +247,9 @@ do {
         }
     }
 
+}
+
+func runWatch(_ options: Options, database: String) throws {
     print("")
     print(
         "sqlq watch: from a commit by another connection to the redraw on sqlq's standard output (a pipe), "
@@ -223,7 +263,4 @@ do {
             "| sqlq (\(build.label)) | \(format(percentile(latencies, 0.5))) | \(format(percentile(latencies, 0.9))) | \(format(latencies.max() ?? 0)) |"
         )
     }
-} catch {
-    FileHandle.standardError.write(Data("CLIBenchmarks: \(error)\n".utf8))
-    exit(1)
 }

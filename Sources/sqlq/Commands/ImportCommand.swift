@@ -50,30 +50,42 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let format = self.format ?? ImportFormat(fileName: file)!
-        let bytes = try Self.contents(of: file)
         let name = file == "-" ? "standard input" : file
-        if let offset = UTF8Validation.firstInvalidByte(in: bytes) {
-            let line = 1 + bytes[..<offset].reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-            let hex = String(bytes[offset], radix: 16, uppercase: true)
-            throw ImportError(
-                file: name, line: line,
-                message:
-                    "not UTF-8 (byte \(offset + 1) of the file, 0x\(hex.count == 1 ? "0" + hex : hex)); "
-                    + "save the file as UTF-8 (it may be in Latin-1 or Windows-1252)")
+        let descriptor = try Self.open(file)
+        defer { if file != "-" { close(descriptor) } }
+        var csv: CSVReader?
+        var bytes: [UInt8] = []
+        let total: Int
+        if format == .csv {
+            // Read as it is imported, a chunk at a time; the header and the first chunk are
+            // checked before the database is opened.
+            csv = try CSVReader(descriptor: descriptor, file: name)
+            var status = stat()
+            total = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : 0
+        } else {
+            bytes = try Self.contents(of: descriptor, path: file)
+            if let offset = UTF8Validation.firstInvalidByte(in: bytes) {
+                let line = 1 + bytes[..<offset].reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+                let hex = String(bytes[offset], radix: 16, uppercase: true)
+                throw ImportError(
+                    file: name, line: line,
+                    message:
+                        "not UTF-8 (byte \(offset + 1) of the file, 0x\(hex.count == 1 ? "0" + hex : hex)); "
+                        + "save the file as UTF-8 (it may be in Latin-1 or Windows-1252)")
+            }
+            total = bytes.count
         }
-        let progress = ProgressBar(total: bytes.count)
+        let progress = ProgressBar(total: total)
         let (tableName, count): (String, Int)
         do {
             let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
             (tableName, count) = try connection.write { db -> (String, Int) in
                 let importer = Importer(schema: try TableSchema(db, table: table), file: name)
                 var count: Int
-                switch format {
-                case .csv:
-                    var reader = try CSVReader(bytes: bytes, file: name)
+                if var reader = csv {
                     reader.readNumbers(inUntypedColumnsOf: importer.schema)
-                    count = try importer.run(&reader, into: db, progress: progress)
-                case .json, .ndjson:
+                    count = try importer.run(csv: &reader, into: db, progress: progress)
+                } else {
                     var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)
                     count = try importer.run(&reader, into: db, progress: progress)
                 }
@@ -88,13 +100,17 @@ struct ImportCommand: ParsableCommand {
         output.flush()
     }
 
-    /// The whole file, or standard input for `-`.
-    static func contents(of path: String) throws -> [UInt8] {
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+    /// Opens the file to read, or standard input for `-`.
+    static func open(_ path: String) throws -> Int32 {
+        let descriptor = path == "-" ? STDIN_FILENO : Glibc.open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw CommandError.failure("cannot read \"\(path)\": \(String(cString: strerror(errno)))")
         }
-        defer { if path != "-" { close(descriptor) } }
+        return descriptor
+    }
+
+    /// The rest of what `descriptor` holds.
+    static func contents(of descriptor: Int32, path: String) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -33,13 +33,8 @@ struct QueryCommand: ParsableCommand {
             } else if tableQuery.counts {
                 output.writeLine(String(try tableQuery.request.fetchCount(db)))
             } else {
-                let writer = query.format.makeWriter(output: output, style: .forDescriptor(1))
-                try ResultSet.forEachRow(db, sql: tableQuery.sql, arguments: tableQuery.arguments) { columns in
-                    writer.begin(columns: columns)
-                } row: { values in
-                    writer.write(row: values)
-                }
-                writer.end()
+                try query.format.write(
+                    db, sql: tableQuery.sql, arguments: tableQuery.arguments, to: output, style: .forDescriptor(1))
             }
         }
         output.flush()

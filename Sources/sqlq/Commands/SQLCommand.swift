@@ -39,13 +39,7 @@ struct SQLCommand: ParsableCommand {
         let arguments = parameters.map(Self.value)
         try connection.read { db in
             try check(db, arguments: arguments)
-            let writer = format.makeWriter(output: output, style: .forDescriptor(1))
-            try ResultSet.forEachRow(db, sql: sql, arguments: arguments) { columns in
-                writer.begin(columns: columns)
-            } row: { values in
-                writer.write(row: values)
-            }
-            writer.end()
+            try format.write(db, sql: sql, arguments: arguments, to: output, style: .forDescriptor(1))
         }
         output.flush()
     }

@@ -1,5 +1,3 @@
-import SQLite
-
 /// Comma- or tab-separated values with a header line.
 ///
 /// - CSV follows RFC 4180: fields with a comma, a double quote or a line break are quoted,
@@ -9,111 +7,127 @@ import SQLite
 ///   of those, or as a number, is quoted: `""`, `"X'00'"`, `"12"`.
 /// - TSV puts one row per line: tabs, line breaks and backslashes inside values are written
 ///   `\t`, `\n`, `\r` and `\\`. NULL is an empty field.
-final class DelimitedWriter: RowWriter {
+struct DelimitedWriter: RowEncoder {
     enum Kind {
         case csv
         case tsv
     }
 
-    private let output: OutputStream
-    private let kind: Kind
+    let kind: Kind
 
-    init(output: OutputStream, kind: Kind) {
-        self.output = output
-        self.kind = kind
-    }
-
-    func begin(columns: [String]) {
-        writeLine(columns.map { field($0) })
-    }
-
-    func write(row: [SQLiteValue]) {
-        switch kind {
-        case .csv: writeLine(row.map(Self.csvField))
-        case .tsv: writeLine(row.map { $0.isNull ? "" : field($0.cellText) })
-        }
-    }
-
-    private static func csvField(_ value: SQLiteValue) -> String {
-        switch value {
-        case .null: return ""
-        case .integer(let integer): return String(integer)
-        case .real(let real): return real.isFinite || real.isNaN ? String(real) : real < 0 ? "-1e999" : "1e999"
-        case .blob: return value.description
-        case .text(let text):
-            guard needsQuotes(text) else { return text }
-            var quoted = "\""
-            for character in text {
-                if character == "\"" { quoted += "\"\"" } else { quoted.append(character) }
+    func begin(columns: [String], _ out: inout ByteBuffer) {
+        for (index, name) in columns.enumerated() {
+            if index > 0 { out.append(kind == .csv ? UInt8(ascii: ",") : UInt8(ascii: "\t")) }
+            var name = name
+            name.withUTF8 { bytes in
+                switch kind {
+                case .csv: Self.appendCSV(bytes, quoted: Self.hasSeparator(bytes), &out)
+                case .tsv: Self.appendTSV(bytes, &out)
+                }
             }
-            return quoted + "\""
         }
+        endRow(&out)
+    }
+
+    func beginRow(_ out: inout ByteBuffer) {}
+
+    @inline(__always)
+    func cell(_ cell: Cell, column: Int, _ out: inout ByteBuffer) {
+        switch kind {
+        case .csv:
+            if column > 0 { out.append(UInt8(ascii: ",")) }
+            switch cell {
+            case .null: break
+            case .integer(let integer): out.appendDecimal(integer)
+            case .real(let real):
+                if real.isFinite || real.isNaN {
+                    out.appendReal(real)
+                } else {
+                    out.append(real < 0 ? "-1e999" : "1e999")
+                }
+            case .blob(let bytes): out.appendBlobLiteral(bytes)
+            case .text(let bytes): Self.appendCSV(bytes, quoted: Self.needsQuotes(bytes), &out)
+            }
+        case .tsv:
+            if column > 0 { out.append(UInt8(ascii: "\t")) }
+            switch cell {
+            case .null: break
+            case .integer(let integer): out.appendDecimal(integer)
+            case .real(let real): out.appendReal(real)
+            case .blob(let bytes): out.appendBlobLiteral(bytes)
+            case .text(let bytes): Self.appendTSV(bytes, &out)
+            }
+        }
+    }
+
+    func endRow(_ out: inout ByteBuffer) {
+        switch kind {
+        case .csv:
+            out.append(UInt8(ascii: "\r"))
+            out.append(UInt8(ascii: "\n"))
+        case .tsv:
+            out.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    func end(rowCount: Int, _ out: inout ByteBuffer) {}
+
+    @inline(__always)
+    private static func hasSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes
+        where byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: "\r")
+        {
+            return true
+        }
+        return false
     }
 
     /// Whether CSV text must be quoted: for its commas, quotes or line breaks, or because
     /// unquoted it would read back as NULL, a blob or a number.
-    private static func needsQuotes(_ text: String) -> Bool {
-        guard let first = text.utf8.first else { return true }
-        if text.utf8.contains(where: { byte in
-            byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
-                || byte == UInt8(ascii: "\r")
-        }) {
-            return true
-        }
+    @inline(__always)
+    private static func needsQuotes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return true }
+        if hasSeparator(bytes) { return true }
         switch first {
         case UInt8(ascii: "X"), UInt8(ascii: "x"):
-            return text.utf8.dropFirst().first == UInt8(ascii: "'")
+            return bytes.count > 1 && bytes[1] == UInt8(ascii: "'")
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), 0...0x20:
-            return SQLiteValue.numericAffinity(of: text) != nil
+            return TextBytes.isNumericLiteral(bytes)
         default:
             return false
         }
     }
 
-    func end() {}
-
-    private func writeLine(_ fields: [String]) {
-        switch kind {
-        case .csv:
-            output.write(fields.joined(separator: ","))
-            output.write("\r\n")
-        case .tsv:
-            output.write(fields.joined(separator: "\t"))
-            output.write("\n")
+    private static func appendCSV(_ bytes: UnsafeBufferPointer<UInt8>, quoted: Bool, _ out: inout ByteBuffer) {
+        guard quoted else { return out.append(bytes) }
+        out.append(UInt8(ascii: "\""))
+        var spanStart = 0
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\"") {
+            // Through this quote, then the quote again.
+            out.append(UnsafeBufferPointer(rebasing: bytes[spanStart...index]))
+            spanStart = index
         }
+        out.append(UnsafeBufferPointer(rebasing: bytes[spanStart...]))
+        out.append(UInt8(ascii: "\""))
     }
 
-    /// A header field, or a TSV field.
-    private func field(_ text: String) -> String {
-        switch kind {
-        case .csv:
-            let needsQuotes = text.utf8.contains { byte in
-                byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
-                    || byte == UInt8(ascii: "\r")
+    private static func appendTSV(_ bytes: UnsafeBufferPointer<UInt8>, _ out: inout ByteBuffer) {
+        var spanStart = 0
+        for (index, byte) in bytes.enumerated() {
+            let escape: UInt8
+            switch byte {
+            case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
+            case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
+            case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            default: continue
             }
-            guard needsQuotes else { return text }
-            var quoted = "\""
-            for character in text {
-                if character == "\"" { quoted += "\"\"" } else { quoted.append(character) }
-            }
-            return quoted + "\""
-        case .tsv:
-            let needsEscapes = text.utf8.contains { byte in
-                byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
-                    || byte == UInt8(ascii: "\\")
-            }
-            guard needsEscapes else { return text }
-            var escaped = ""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\t": escaped += "\\t"
-                case "\n": escaped += "\\n"
-                case "\r": escaped += "\\r"
-                case "\\": escaped += "\\\\"
-                default: escaped.unicodeScalars.append(scalar)
-                }
-            }
-            return escaped
+            out.append(UnsafeBufferPointer(rebasing: bytes[spanStart..<index]))
+            out.append(UInt8(ascii: "\\"))
+            out.append(escape)
+            spanStart = index + 1
         }
+        out.append(UnsafeBufferPointer(rebasing: bytes[spanStart...]))
     }
 }

@@ -1,5 +1,3 @@
-import SQLite
-
 /// A GitHub-flavoured Markdown table, padded so that it also reads well as plain text:
 ///
 ///     | id | title    | priority |
@@ -7,61 +5,145 @@ import SQLite
 ///     |  1 | Buy milk |        3 |
 ///
 /// `|` is escaped as `\|` and line breaks become `<br>`, so that every row stays one table row.
-final class MarkdownWriter: RowWriter {
-    private let output: OutputStream
-    private var columns: [String] = []
-    private var rows: [[SQLiteValue]] = []
+struct MarkdownWriter: RowEncoder {
+    let layout: ColumnLayout
 
-    init(output: OutputStream) {
-        self.output = output
-    }
-
-    func begin(columns: [String]) {
-        self.columns = columns
-        rows = []
-    }
-
-    func write(row: [SQLiteValue]) {
-        rows.append(row)
-    }
-
-    func end() {
-        let header = columns.map(Self.escape)
-        let cells = rows.map { row in row.map { Self.escape($0.cellText) } }
-        var widths = header.map { max($0.count, 3) }
-        var rightAligned = [Bool](repeating: true, count: columns.count)
-        var hasValue = [Bool](repeating: false, count: columns.count)
-        for (row, texts) in zip(rows, cells) {
-            for index in columns.indices {
-                widths[index] = max(widths[index], texts[index].count)
-                if row[index].isNull { continue }
-                hasValue[index] = true
-                if !row[index].isNumber { rightAligned[index] = false }
-            }
+    func begin(columns: [String], _ out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "|"))
+        for (index, name) in columns.enumerated() {
+            let escaped = Self.escape(name)
+            appendPadded(escaped, width: escaped.count, column: index, &out)
         }
-        for index in columns.indices where !hasValue[index] { rightAligned[index] = false }
-
-        func line(_ texts: [String]) -> String {
-            var line = "|"
-            for index in columns.indices {
-                let padding = String(repeating: " ", count: max(0, widths[index] - texts[index].count))
-                line += " " + (rightAligned[index] ? padding + texts[index] : texts[index] + padding) + " |"
-            }
-            return line
-        }
-        output.writeLine(line(header))
-        var rule = "|"
+        out.append(UInt8(ascii: "\n"))
+        out.append(UInt8(ascii: "|"))
         for index in columns.indices {
-            rule +=
-                rightAligned[index]
-                ? String(repeating: "-", count: widths[index] + 1) + ":|"
-                : String(repeating: "-", count: widths[index] + 2) + "|"
+            let width = layout.widths[index]
+            if layout.rightAligned[index] {
+                out.append(UInt8(ascii: "-"), repeated: width + 1)
+                out.append(":|")
+            } else {
+                out.append(UInt8(ascii: "-"), repeated: width + 2)
+                out.append(UInt8(ascii: "|"))
+            }
         }
-        output.writeLine(rule)
-        for texts in cells { output.writeLine(line(texts)) }
+        out.append(UInt8(ascii: "\n"))
     }
 
-    private static func escape(_ text: String) -> String {
+    func beginRow(_ out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "|"))
+    }
+
+    @inline(__always)
+    func cell(_ cell: Cell, column: Int, _ out: inout ByteBuffer) {
+        switch cell {
+        case .null: appendPadded("NULL", width: 4, column: column, &out)
+        case .integer, .real, .blob:
+            appendPadded(cell, width: TableWriter.width(of: cell), column: column, &out)
+        case .text(let bytes):
+            if TextBytes.isASCII(bytes) {
+                appendPadded(cell, width: Self.width(of: cell), column: column, &out)
+            } else {
+                // Escapes apply to whole characters, and a character may join a `|` to the
+                // marks that follow it.
+                let escaped = Self.escape(String(decoding: bytes, as: UTF8.self))
+                appendPadded(escaped, width: escaped.count, column: column, &out)
+            }
+        }
+    }
+
+    func endRow(_ out: inout ByteBuffer) {
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    func end(rowCount: Int, _ out: inout ByteBuffer) {}
+
+    private func appendPadded(_ text: String, width: Int, column: Int, _ out: inout ByteBuffer) {
+        appendPadding(width, column: column, before: true, &out)
+        out.append(text)
+        appendPadding(width, column: column, before: false, &out)
+    }
+
+    @inline(__always)
+    private func appendPadded(_ cell: Cell, width: Int, column: Int, _ out: inout ByteBuffer) {
+        appendPadding(width, column: column, before: true, &out)
+        switch cell {
+        case .integer(let integer): out.appendDecimal(integer)
+        case .real(let real): out.appendReal(real)
+        case .blob(let bytes): out.appendBlobLiteral(bytes)
+        case .text(let bytes): Self.appendEscapedASCII(bytes, &out)
+        case .null: out.append("NULL")
+        }
+        appendPadding(width, column: column, before: false, &out)
+    }
+
+    /// The space before a cell and its padding on its side, or the padding after it and the
+    /// space and bar that end it.
+    @inline(__always)
+    private func appendPadding(_ width: Int, column: Int, before: Bool, _ out: inout ByteBuffer) {
+        let padding = layout.padding(width, column: column)
+        if before {
+            out.append(UInt8(ascii: " "))
+            if layout.rightAligned[column] { out.append(UInt8(ascii: " "), repeated: padding) }
+        } else {
+            if !layout.rightAligned[column] { out.append(UInt8(ascii: " "), repeated: padding) }
+            out.append(UInt8(ascii: " "))
+            out.append(UInt8(ascii: "|"))
+        }
+    }
+
+    /// How many characters a cell takes once escaped.
+    @inline(__always)
+    static func width(of cell: Cell) -> Int {
+        guard case .text(let bytes) = cell else { return TableWriter.width(of: cell) }
+        guard TextBytes.isASCII(bytes) else { return escape(String(decoding: bytes, as: UTF8.self)).count }
+        var width = bytes.count
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "|"), UInt8(ascii: "\\"): width += 1
+            case UInt8(ascii: "\r"):
+                // CRLF is one line break, one `<br>`.
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
+                    width += 2
+                    index += 1
+                } else {
+                    width += 3
+                }
+            case UInt8(ascii: "\n"): width += 3
+            default: break
+            }
+            index += 1
+        }
+        return width
+    }
+
+    private static func appendEscapedASCII(_ bytes: UnsafeBufferPointer<UInt8>, _ out: inout ByteBuffer) {
+        var index = 0
+        var spanStart = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "|"), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                out.append(UnsafeBufferPointer(rebasing: bytes[spanStart..<index]))
+                switch byte {
+                case UInt8(ascii: "|"): out.append("\\|")
+                case UInt8(ascii: "\\"): out.append("\\\\")
+                case UInt8(ascii: "\t"): out.append(UInt8(ascii: " "))
+                default:
+                    if byte == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
+                        index += 1
+                    }
+                    out.append("<br>")
+                }
+                spanStart = index + 1
+            default: break
+            }
+            index += 1
+        }
+        out.append(UnsafeBufferPointer(rebasing: bytes[spanStart...]))
+    }
+
+    static func escape(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
             return text
         }

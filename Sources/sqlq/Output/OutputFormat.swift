@@ -20,15 +20,8 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
     var defaultValueDescription: String { rawValue }
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 
-    /// A writer of this format to `output`.
+    /// A writer of whole results in this format to `output`.
     func makeWriter(output: OutputStream, style: TextStyle) -> any RowWriter {
-        switch self {
-        case .table: TableWriter(output: output, style: style)
-        case .json: JSONWriter(output: output, linePerRow: false)
-        case .ndjson: JSONWriter(output: output, linePerRow: true)
-        case .csv: DelimitedWriter(output: output, kind: .csv)
-        case .tsv: DelimitedWriter(output: output, kind: .tsv)
-        case .markdown: MarkdownWriter(output: output)
-        }
+        ResultWriter(format: self, output: output, style: style)
     }
 }

@@ -1,5 +1,3 @@
-import SQLite
-
 /// Aligned columns for people, in the style of psql and usql:
 ///
 ///      id | title    | priority
@@ -9,83 +7,123 @@ import SQLite
 ///
 /// Number columns are right-aligned, NULL shows as `NULL` (dimmed on a terminal), and control
 /// characters in text show escaped (`\n`, `\t`) so that every row stays on one line.
-final class TableWriter: RowWriter {
-    private let output: OutputStream
-    private let style: TextStyle
-    private let showsRowCount: Bool
-    private var columns: [String] = []
-    private var rows: [[SQLiteValue]] = []
+struct TableWriter: RowEncoder {
+    let layout: ColumnLayout
+    let style: TextStyle
+    let showsRowCount: Bool
+    private var lineStart = 0
 
-    init(output: OutputStream, style: TextStyle, showsRowCount: Bool = true) {
-        self.output = output
+    init(layout: ColumnLayout, style: TextStyle, showsRowCount: Bool = true) {
+        self.layout = layout
         self.style = style
         self.showsRowCount = showsRowCount
     }
 
-    func begin(columns: [String]) {
-        self.columns = columns
-        rows = []
-    }
-
-    func write(row: [SQLiteValue]) {
-        rows.append(row)
-    }
-
-    func end() {
-        let cells = rows.map { row in row.map { Self.visible($0.cellText) } }
-        var widths = columns.map(\.count)
-        var rightAligned = [Bool](repeating: true, count: columns.count)
-        var hasValue = [Bool](repeating: false, count: columns.count)
-        for (row, texts) in zip(rows, cells) {
-            for index in columns.indices {
-                widths[index] = max(widths[index], texts[index].count)
-                let value = row[index]
-                if value.isNull { continue }
-                hasValue[index] = true
-                if !value.isNumber { rightAligned[index] = false }
-            }
-        }
-        for index in columns.indices where !hasValue[index] { rightAligned[index] = false }
-
+    func begin(columns: [String], _ out: inout ByteBuffer) {
         var header = ""
         var rule = ""
-        for index in columns.indices {
+        for (index, name) in columns.enumerated() {
             if index > 0 {
                 header += "|"
                 rule += "+"
             }
-            header +=
-                " " + style.bold(Self.pad(Self.visible(columns[index]), widths[index], right: rightAligned[index]))
-                + " "
-            rule += String(repeating: "-", count: widths[index] + 2)
+            let shown = Self.visible(name)
+            let padding = String(repeating: " ", count: layout.padding(shown.count, column: index))
+            header += " " + style.bold(layout.rightAligned[index] ? padding + shown : shown + padding) + " "
+            rule += String(repeating: "-", count: layout.widths[index] + 2)
         }
-        output.writeLine(Self.trimmingTrailingSpaces(header))
-        output.writeLine(rule)
-        for (row, texts) in zip(rows, cells) {
-            var line = ""
-            for index in columns.indices {
-                if index > 0 { line += "|" }
-                let padded = Self.pad(texts[index], widths[index], right: rightAligned[index])
-                line += " " + (row[index].isNull ? style.dim(padded) : padded) + " "
+        let start = out.count
+        out.append(header)
+        out.trimSpaces(downTo: start)
+        out.append(UInt8(ascii: "\n"))
+        out.append(rule)
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    mutating func beginRow(_ out: inout ByteBuffer) {
+        lineStart = out.count
+    }
+
+    @inline(__always)
+    func cell(_ cell: Cell, column: Int, _ out: inout ByteBuffer) {
+        if column > 0 { out.append(UInt8(ascii: "|")) }
+        out.append(UInt8(ascii: " "))
+        let dims = cell.isNull && style.isEnabled
+        if dims { out.append("\u{1B}[2m") }
+        let padding = layout.padding(Self.width(of: cell), column: column)
+        let right = layout.rightAligned[column]
+        if right { out.append(UInt8(ascii: " "), repeated: padding) }
+        switch cell {
+        case .null: out.append("NULL")
+        case .integer(let integer): out.appendDecimal(integer)
+        case .real(let real): out.appendReal(real)
+        case .blob(let bytes): out.appendBlobLiteral(bytes)
+        case .text(let bytes): Self.appendVisible(bytes, &out)
+        }
+        if !right { out.append(UInt8(ascii: " "), repeated: padding) }
+        if dims { out.append("\u{1B}[0m") }
+        out.append(UInt8(ascii: " "))
+    }
+
+    func endRow(_ out: inout ByteBuffer) {
+        out.trimSpaces(downTo: lineStart)
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    func end(rowCount: Int, _ out: inout ByteBuffer) {
+        guard showsRowCount else { return }
+        out.append(style.dim(rowCount == 1 ? "(1 row)" : "(\(rowCount) rows)"))
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// How many characters a cell takes: its text with control characters escaped.
+    @inline(__always)
+    static func width(of cell: Cell) -> Int {
+        switch cell {
+        case .null: return 4
+        case .integer(let integer):
+            var digits = integer < 0 ? 2 : 1
+            var magnitude = integer.magnitude
+            while magnitude >= 10 {
+                magnitude /= 10
+                digits += 1
             }
-            output.writeLine(Self.trimmingTrailingSpaces(line))
-        }
-        if showsRowCount {
-            output.writeLine(style.dim(rows.count == 1 ? "(1 row)" : "(\(rows.count) rows)"))
+            return digits
+        case .real(let real): return real.description.utf8.count
+        case .blob(let bytes): return 3 + 2 * bytes.count
+        case .text(let bytes):
+            var width = bytes.count
+            for byte in bytes where byte < 0x20 || byte >= 0x7F {
+                guard byte < 0x80 else { return visible(String(decoding: bytes, as: UTF8.self)).count }
+                switch byte {
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): width += 1
+                default: width += 3
+                }
+            }
+            return width
         }
     }
 
-    private static func pad(_ text: String, _ width: Int, right: Bool) -> String {
-        let padding = width - text.count
-        if padding <= 0 { return text }
-        let spaces = String(repeating: " ", count: padding)
-        return right ? spaces + text : text + spaces
-    }
-
-    private static func trimmingTrailingSpaces(_ line: String) -> String {
-        var line = line
-        while line.last == " " { line.removeLast() }
-        return line
+    private static func appendVisible(_ bytes: UnsafeBufferPointer<UInt8>, _ out: inout ByteBuffer) {
+        var spanStart = 0
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x7F {
+            out.append(UnsafeBufferPointer(rebasing: bytes[spanStart..<index]))
+            spanStart = index + 1
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+            default:
+                let digits: StaticString = "0123456789abcdef"
+                out.append(UInt8(ascii: "x"))
+                digits.withUTF8Buffer { hex in
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0xF)])
+                }
+            }
+        }
+        out.append(UnsafeBufferPointer(rebasing: bytes[spanStart...]))
     }
 
     /// Control characters as escapes, so that a value never breaks the layout.

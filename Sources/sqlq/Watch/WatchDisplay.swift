@@ -48,7 +48,7 @@ final class WatchDisplay {
         if counts {
             output.writeLine(result.rows.first?.first?.cellText ?? "0")
         } else if format == .table {
-            TableWriter(output: output, style: style, showsRowCount: false).write(visible)
+            ResultWriter(format: .table, output: output, style: style, showsRowCount: false).write(visible)
         } else {
             format.makeWriter(output: output, style: style).write(visible)
         }

@@ -35,33 +35,6 @@ struct ResultSetTests {
         #expect(result != .empty)
     }
 
-    @Test("Rows stream one by one, after the column names")
-    func forEachRow() throws {
-        var events: [String] = []
-        try ResultSet.forEachRow(try Self.database(), sql: "SELECT id, name FROM things ORDER BY id", arguments: []) {
-            events.append("columns \($0)")
-        } row: { values in
-            events.append("row \(values[0])")
-        }
-        #expect(events == [#"columns ["id", "name"]"#, "row 1", "row 2", "row 3"])
-    }
-
-    @Test("An error thrown by the consumer stops the rows and leaves the statement usable")
-    func stopping() throws {
-        struct Enough: Error {}
-        let db = try Self.database()
-        var seen = 0
-        #expect(throws: Enough.self) {
-            try ResultSet.forEachRow(db, sql: "SELECT id FROM things", arguments: []) { _ in
-            } row: { _ in
-                seen += 1
-                throw Enough()
-            }
-        }
-        #expect(seen == 1)
-        #expect(try ResultSet.fetch(db, sql: "SELECT id FROM things", arguments: []).rows.count == 3)
-    }
-
     @Test("Wrong SQL or arguments are SQLite's errors")
     func errors() throws {
         let db = try Self.database()

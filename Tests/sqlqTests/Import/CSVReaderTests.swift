@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import SQLite
 import Testing
 
@@ -49,6 +51,67 @@ struct CSVReaderTests {
         #expect(error("a,b\n\"1\"x,2\n")?.line == 2)
         #expect(error("a,,c\n")?.message == "column 2 of the header has no name")
         #expect(error("")?.line == 1)
+    }
+}
+
+@Suite("CSV reader, in chunks")
+struct CSVChunkTests {
+    /// Every record of `bytes`, read from a file a chunk at a time.
+    private func records(fromFile bytes: [UInt8]) throws -> [ImportRecord] {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("f.csv")
+        try Data(bytes).write(to: file)
+        let descriptor = open(file.path, O_RDONLY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        var reader = try CSVReader(descriptor: descriptor, file: "f.csv")
+        var records: [ImportRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        return records
+    }
+
+    private func records(inMemory bytes: [UInt8]) throws -> [ImportRecord] {
+        var reader = try CSVReader(bytes: bytes, file: "f.csv")
+        var records: [ImportRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        return records
+    }
+
+    @Test("Records that cross chunks, a field longer than a chunk, and a character cut by a chunk's end")
+    func crossing() throws {
+        var bytes = Array("a,b,c\r\n".utf8)
+        // A two-byte character across the end of the first chunk (1 MiB).
+        bytes += Array("1,".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) - 1 - bytes.count - 2)
+        bytes += Array("é,z\r\n".utf8)
+        for index in 0..<30_000 {
+            bytes += Array("\(index),\"é \"\"q\"\"\r\n ✓ \(index)\",\r\n\n".utf8)
+        }
+        bytes += Array("big,\"".utf8) + Array(String(repeating: "ab\"\"c\n👩‍👩‍👧", count: 200_000).utf8)
+        bytes += Array("\",end".utf8)
+        let chunked = try records(fromFile: bytes)
+        let whole = try records(inMemory: bytes)
+        #expect(chunked.count == 30_002)
+        #expect(chunked.map(\.line) == whole.map(\.line))
+        #expect(chunked.map(\.values) == whole.map(\.values))
+        #expect(chunked[0].values[1] == .text(String(repeating: "x", count: (1 << 20) - 10) + "é"))
+        #expect(chunked[1].values == [.text("0"), .text("é \"q\"\r\n ✓ 0"), .null])
+        #expect(chunked.last?.values[1] == .text(String(repeating: "ab\"c\n👩‍👩‍👧", count: 200_000)))
+    }
+
+    @Test("A byte that is not UTF-8 far into a file names its line and offset")
+    func invalidLate() throws {
+        var bytes = Array("a,b\n".utf8)
+        for index in 0..<100_000 { bytes += Array("\(index),\"two\nlines\"\n".utf8) }
+        let offset = bytes.count + 3
+        bytes += Array("x,y".utf8) + [0xE9] + Array("\n".utf8)
+        let lines = 1 + bytes[..<offset].count { $0 == UInt8(ascii: "\n") }
+        #expect(throws: ImportError.self) { try records(fromFile: bytes) }
+        do {
+            _ = try records(fromFile: bytes)
+        } catch let error as ImportError {
+            #expect(error.line == lines)
+            #expect(error.message.hasPrefix("not UTF-8 (byte \(offset + 1) of the file, 0xE9)"))
+        }
     }
 }
 

@@ -40,9 +40,27 @@ struct RowWriterTests {
             rows.append(record.values)
         }
         // Numbers read back as text, which a column's affinity converts; everything else as it was.
-        let expected = Self.result.rows.map { row in row.map { $0.isNumber ? .text($0.cellText) : $0 } }
+        let expected = Self.result.rows.map { row in
+            row.map { value -> SQLiteValue in
+                switch value {
+                case .integer, .real: .text(value.cellText)
+                default: value
+                }
+            }
+        }
         #expect(csv.hasSuffix("-3,été ✓,,\"\",X''\r\n"))
         #expect(rows == expected)
+    }
+
+    @Test("CSV doubles every quote, also one that a combining mark joins into one character with the next")
+    func csvQuoteWithMark() throws {
+        let result = ResultSet(columns: ["a\"\u{301}"], rows: [[.text("\"\u{301}x, \"")], [.text("q\"\u{20DD}")]])
+        let csv = try Self.render(.csv, result)
+        #expect(csv == "\"a\"\"\u{301}\"\r\n\"\"\"\u{301}x, \"\"\"\r\n\"q\"\"\u{20DD}\"\r\n")
+        var reader = try CSVReader(bytes: Array(csv.utf8), file: "out.csv")
+        #expect(reader.header == ["a\"\u{301}"])
+        #expect(try reader.next()?.values == [.text("\"\u{301}x, \"")])
+        #expect(try reader.next()?.values == [.text("q\"\u{20DD}")])
     }
 
     @Test("JSON is an array of objects with typed values; NDJSON one object per line")
