@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A query that adjusts its base query's context before the store uses it. Created by
 /// ``QueryRequest/retry(limit:backoff:)``, ``QueryRequest/retry(when:)``, ``QueryRequest/stale(after:)``

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What every ``QueryStore`` offers regardless of its state type, for code that handles stores of
 /// many queries at once, such as invalidating everything a database commit touched.

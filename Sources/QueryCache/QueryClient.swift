@@ -1,5 +1,10 @@
-import Foundation
 import Locking
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Caches one ``QueryStore`` per ``QueryPath`` and acts on groups of stores by path prefix.
 ///

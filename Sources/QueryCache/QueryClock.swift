@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Tells a query what time it is. Used for `valueLastUpdatedAt`, `errorLastUpdatedAt`,
 /// staleness and eviction, so a test can control time completely.

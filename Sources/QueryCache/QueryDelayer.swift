@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Waits between retries (and, through ``QueryContext/queryTimeoutDelayer``, for timeouts).
 /// Replace it to make tests instant or to record the requested delays.

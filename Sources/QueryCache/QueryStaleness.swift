@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension QueryContext {
     /// How long a fetched value stays fresh, in seconds. `nil`, the default, means values never go

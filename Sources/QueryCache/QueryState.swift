@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state a ``QueryStore`` keeps for a query.
 public protocol QueryStateProtocol<StateValue, QueryValue>: Sendable {

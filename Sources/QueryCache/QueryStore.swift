@@ -1,6 +1,11 @@
-import Foundation
 import Locking
 import Observation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Holds the state of one query and runs its fetches.
 ///

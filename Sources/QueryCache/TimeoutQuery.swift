@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Thrown when a fetch attempt outlives its ``QueryRequest/timeout(_:)``.
 public struct QueryTimeoutError: Error, Hashable, Sendable {

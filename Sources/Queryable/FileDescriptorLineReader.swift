@@ -1,6 +1,11 @@
-import Foundation
 import Glibc
 import Locking
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads answers line by line from a file descriptor, such as standard input or a pseudo-terminal.
 ///
@@ -109,13 +114,16 @@ public final class FileDescriptorLineReader: TerminalLineReader {
         let descriptor = fileDescriptor
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                let thread = Thread {
-                    let result = Self.blockingRead(from: descriptor, wakeUpDescriptor: wakeUp.readEnd)
+                do throws(DetachedThread.StartError) {
+                    try DetachedThread.start(named: "Queryable terminal reader") {
+                        let result = Self.blockingRead(from: descriptor, wakeUpDescriptor: wakeUp.readEnd)
+                        wakeUp.close()
+                        continuation.resume(with: result)
+                    }
+                } catch {
                     wakeUp.close()
-                    continuation.resume(with: result)
+                    continuation.resume(throwing: TerminalPresenterError.readFailed(errno: error.code))
                 }
-                thread.name = "Queryable terminal reader"
-                thread.start()
             }
         } onCancel: {
             wakeUp.wake()
