@@ -103,14 +103,17 @@ extension SharedReaderKey {
     /// ```
     ///
     /// The tables its statements read are recorded while it runs, so only commits to those
-    /// tables refetch it.
+    /// tables refetch it; and for query-builder requests, only commits that change a column
+    /// they read in a row their filter may match (see `SharedReaderCache.observesRows`).
     public static func fetch<Request: FetchKeyRequest>(
         _ request: Request, database: (any DatabaseWriter)? = nil
     ) -> Self where Value == Request.Value {
         SharedReaderKey(
             id: QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))]), database: database
         ) { db in
-            let (value, region) = try db.recordingReadRegion { db in try request.fetch(db) }
+            let (value, region) = try db.recordingReadRegion(scopingRows: SharedReaderCache.observesRows) { db in
+                try request.fetch(db)
+            }
             return (value, .region(region))
         }
     }
@@ -121,6 +124,11 @@ extension SharedReaderKey {
     ) -> Self {
         let identity = SQLKeyIdentity(kind: kind, type: type, sql: sql, arguments: arguments)
         return SharedReaderKey(id: QueryPath(elements: [QueryPath.Element(identity)]), database: database) { db in
+            if SharedReaderCache.observesRows {
+                // Scoped to the columns read, so that updates of other columns refetch nothing.
+                let (value, region) = try db.recordingReadRegion(scopingRows: true) { try fetch($0) }
+                return (value, .region(region))
+            }
             let value = try fetch(db)
             // The statement is in the connection's cache after the fetch, so this costs a lookup.
             return (value, .region(try db.cachedStatement(sql).readRegion))

@@ -1,6 +1,11 @@
-import Foundation
 import Locking
 import QueryCache
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The limits of the query cache behind ``SharedReader``s.
 ///
@@ -28,6 +33,21 @@ public enum SharedReaderCache {
         get { evictionPolicy.maxStoreCount }
         set { update { $0.maxStoreCount = newValue } }
     }
+
+    /// Whether a commit is matched against the rows and columns each query reads, rather than
+    /// only its tables. True by default.
+    ///
+    /// With it, a write refetches only the queries it can change: an `UPDATE` of columns a query
+    /// does not read, or of rows outside the filter of a query-builder request, refetches
+    /// nothing (see <doc:ObservingChanges>). Each write then records the changed rows' values
+    /// while such a query is live. Set it to `false` to refetch every query that reads a
+    /// changed table; it applies to queries fetched from then on.
+    public static var observesRows: Bool {
+        get { rowObservation.withLock { $0 } }
+        set { rowObservation.withLock { $0 = newValue } }
+    }
+
+    private static let rowObservation = Lock(true)
 
     /// How many entries the cache of `database` holds now.
     public static func storeCount(for database: any DatabaseWriter) -> Int {

@@ -204,4 +204,6 @@ func runObservationBenchmarks() throws {
     try runCrossProcessBenchmark(commits: 50)
     print("")
     try runCacheBenchmarks()
+    print("")
+    try runRowObservationBenchmarks()
 }

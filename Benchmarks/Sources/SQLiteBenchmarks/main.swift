@@ -22,7 +22,7 @@ struct Options {
                 contenders.insert(name)
             case "-h", "--help":
                 print(
-                    "usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --cache"
+                    "usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --row-observation | --cache"
                 )
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
@@ -54,6 +54,10 @@ do {
     let arguments = CommandLine.arguments
     if let flag = arguments.firstIndex(of: "--observation-writer"), flag + 1 < arguments.count {
         try runObservationWriter(path: arguments[flag + 1])
+        exit(0)
+    }
+    if arguments.contains("--row-observation") {
+        try runRowObservationBenchmarks()
         exit(0)
     }
     if arguments.contains("--observation") {

@@ -1,5 +1,18 @@
 import CSQLite
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One connection to a SQLite database.
 ///
@@ -182,12 +195,13 @@ public final class Database {
                 }
                 let statementText = String(
                     decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor), as: UTF8.self
-                ).trimmingCharacters(in: .whitespacesAndNewlines)
+                ).trimmingWhitespacesAndNewlines()
                 guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: statementText) }
                 guard let statementHandle else { break }  // only whitespace or comments were left
                 let statement = Statement(
                     sql: statementText, handle: statementHandle, readRegion: recording.readRegion,
-                    writtenTables: recording.writtenTables, control: recording.control, tracker: tracker)
+                    writtenTables: recording.writtenTables, control: recording.control, tracker: tracker,
+                    changesSchema: recording.changesSchema)
                 while try statement.step() {}
                 guard let tail else { break }
                 cursor = tail
@@ -251,7 +265,7 @@ public final class Database {
         }
         if tailOffset < sql.utf8.count {
             let rest = String(decoding: sql.utf8.dropFirst(tailOffset), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .trimmingWhitespacesAndNewlines()
             if !rest.isEmpty && !Self.isOnlyComments(rest) {
                 sqlite3_finalize(statementHandle)
                 throw SQLiteError(
@@ -263,7 +277,8 @@ public final class Database {
         }
         return Statement(
             sql: sql, handle: statementHandle, readRegion: recording.readRegion,
-            writtenTables: recording.writtenTables, control: recording.control, tracker: tracker)
+            writtenTables: recording.writtenTables, control: recording.control, tracker: tracker,
+            changesSchema: recording.changesSchema)
     }
 
     private static func isOnlyComments(_ text: String) -> Bool {
@@ -273,7 +288,7 @@ public final class Database {
             if rest.hasPrefix("--") {
                 rest = rest.drop(while: { $0 != "\n" })
             } else if rest.hasPrefix("/*") {
-                guard let close = rest.range(of: "*/") else { return true }
+                guard let close = rest.utf8Range(of: "*/") else { return true }
                 rest = rest[close.upperBound...]
             } else {
                 return rest.isEmpty

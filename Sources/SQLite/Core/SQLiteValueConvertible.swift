@@ -1,5 +1,10 @@
 import CSQLite
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A Swift type that converts to and from a single ``SQLiteValue``.
 ///

@@ -51,6 +51,8 @@ public final class Statement {
     /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
     /// (lowercased).
     public let writtenTables: Set<String>
+    /// True when the statement changes a schema, which SQLite does not report row by row.
+    let changesSchema: Bool
     /// What the statement does to transactions and savepoints.
     @usableFromInline let control: TransactionControl?
     /// True when the change tracker must hear of each run: the statement writes, or controls
@@ -65,8 +67,9 @@ public final class Statement {
 
     init(
         sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
-        control: TransactionControl?, tracker: ChangeTracker
+        control: TransactionControl?, tracker: ChangeTracker, changesSchema: Bool = false
     ) {
+        self.changesSchema = changesSchema
         self.handle = handle
         self.sql = sql
         self.sqlUTF8 = Array(sql.utf8)

@@ -34,9 +34,29 @@ final class ChangeTracker {
     /// Per table of `pending.storage`: whether an observer selects it, as of an
     /// `ObservedTables.version`.
     @exclusivity(unchecked) private var interest: [(version: UInt64, isObserved: Bool)] = []
+    /// Per table of `pending.storage`: whether an observer wants its changed rows, as of an
+    /// `ObservedTables.version`.
+    @exclusivity(unchecked) private var rowInterest: [(version: UInt64, wantsRows: Bool)] = []
+    /// The connection, once the hooks are installed.
+    private var connection: OpaquePointer?
+    /// The pre-update hook is installed: some observer wants rows.
+    @exclusivity(unchecked) private var recordsRows = false
+    /// The `ObservedTables.version` for which `recordsRows` was decided.
+    @exclusivity(unchecked) private var rowsVersion: UInt64 = 0
+    /// True while every row change of the open transaction went through the pre-update hook.
+    @exclusivity(unchecked) private var transactionRowsComplete = false
+    /// Beyond this many rows in one table, a transaction reports the table without its rows:
+    /// refetching its readers costs less than keeping and testing them all.
+    private static let maxRecordedRows = 4_096
     private var nextObserverID = 0
     /// The read-region recordings in progress on the connection, innermost last.
     var statementRecordings: [StatementRecording] = []
+    /// The row layouts this connection found, as of the schema version they were read at: a
+    /// refetch that scopes its rows reads them again only after the schema changed.
+    var rowLayouts: [String: (schemaVersion: Int64, layout: RowLayout?)] = [:]
+    /// The statement a query-builder request bound last while a recording was in progress, with
+    /// its table and filter: when that statement starts, the recording learns the filter.
+    var builderStatement: (handle: OpaquePointer, table: String, predicate: SQLExpression?)?
 
     /// The connection's authorizer. Statements keep the tracker, and so the authorizer, alive
     /// for as long as SQLite may prepare them again.
@@ -62,6 +82,7 @@ final class ChangeTracker {
     /// Installs the hooks on `connection`. The tracker must outlive the hooks: the database
     /// owns it and removes the hooks before it goes.
     func install(on connection: OpaquePointer) {
+        self.connection = connection
         hooksInstalled = true
         isActive = true
         recorder.disablesTruncateOptimization = true
@@ -92,6 +113,7 @@ final class ChangeTracker {
     }
 
     static func uninstall(from connection: OpaquePointer) {
+        if let hook = PreupdateHook.functions { _ = hook.install(connection, nil, nil) }
         sqlite3_update_hook(connection, nil, nil)
         sqlite3_commit_hook(connection, nil, nil)
         sqlite3_rollback_hook(connection, nil, nil)
@@ -118,16 +140,92 @@ final class ChangeTracker {
     // MARK: Hooks
 
     private func rowChanged(table: UnsafePointer<CChar>, rowid: Int64) {
-        let index: Int
+        let index = tableIndex(quicklySpelledAs: table)
+        markChanged(index)
+        pending.storage[index].rowids.append(rowid)
+    }
+
+    private func tableIndex(quicklySpelledAs table: UnsafePointer<CChar>) -> Int {
         if lastSpelling >= 0,
             spellings[lastSpelling].name.withUnsafeBufferPointer({ strcmp($0.baseAddress!, table) == 0 })
         {
-            index = spellings[lastSpelling].index
-        } else {
-            index = tableIndex(spelledAs: table)
+            return spellings[lastSpelling].index
         }
+        return tableIndex(spelledAs: table)
+    }
+
+    /// The pre-update hook: records the row's values before and after, for the tables whose
+    /// rows an observer wants. Runs inside `sqlite3_step`, so it only reads what the hook offers.
+    private func rowWillChange(
+        connection: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>
+    ) {
+        guard let hook = PreupdateHook.functions else { return }
+        let index = tableIndex(quicklySpelledAs: table)
         markChanged(index)
-        pending.storage[index].rowids.append(rowid)
+        guard pending.storage[index].rowsComplete else { return }
+        // Only the main database's tables are scoped by readers; a change elsewhere to a table of
+        // the same name is reported whole.
+        guard strcmp(database, "main") == 0, wantsRows(index),
+            pending.storage[index].rows.count < Self.maxRecordedRows
+        else {
+            pending.storage[index].rowsComplete = false
+            pending.storage[index].rows = []
+            return
+        }
+        let count = hook.count(connection)
+        func values(_ read: PreupdateHook.Value) -> [SQLiteValue] {
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(Int(count))
+            for column in 0..<count {
+                var value: OpaquePointer?
+                _ = read(connection, column, &value)
+                values.append(PreupdateHook.read(value))
+            }
+            return values
+        }
+        pending.storage[index].rows.append(
+            DatabaseChanges.RowChange(
+                old: operation == SQLITE_INSERT ? nil : values(hook.old),
+                new: operation == SQLITE_DELETE ? nil : values(hook.new)))
+    }
+
+    private func wantsRows(_ index: Int) -> Bool {
+        let version = ObservedTables.version.load(ordering: .acquiring)
+        if rowInterest[index].version != version {
+            let name = pending.storage[index].name
+            rowInterest[index] = (version, observers.contains { $0.tables?.wantsRows(of: name) ?? false })
+        }
+        return rowInterest[index].wantsRows
+    }
+
+    /// Installs the pre-update hook while some observer wants rows, and removes it when none
+    /// does, so that writes nobody scopes pay nothing for it.
+    private func updateRowRecording() {
+        let version = ObservedTables.version.load(ordering: .acquiring)
+        guard version != rowsVersion, let connection else { return }
+        rowsVersion = version
+        let wanted = PreupdateHook.functions != nil && observers.contains { $0.tables?.wantsRows ?? false }
+        guard wanted != recordsRows, let hook = PreupdateHook.functions else { return }
+        recordsRows = wanted
+        // Rows changed before the hook came are unknown: the open transaction reports whole tables.
+        transactionRowsComplete = false
+        for index in changedIndexes {
+            pending.storage[index].rowsComplete = false
+            pending.storage[index].rows = []
+        }
+        if wanted {
+            _ = hook.install(
+                connection,
+                { context, connection, operation, database, table, _, _ in
+                    guard let context, let connection, let database, let table else { return }
+                    Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().rowWillChange(
+                        connection: connection, operation: operation, database: database, table: table)
+                }, Unmanaged.passUnretained(self).toOpaque())
+            // A transaction that changed nothing yet has all its rows ahead of it.
+            if changedIndexes.isEmpty { transactionRowsComplete = true }
+        } else {
+            _ = hook.install(connection, nil, nil)
+        }
     }
 
     /// Called before each step of a statement that writes or controls transactions.
@@ -141,9 +239,17 @@ final class ChangeTracker {
             throw error
         }
         guard hooksInstalled else { return }
+        updateRowRecording()
         // The update hook does not report every change: not those to a table `WITHOUT ROWID`,
         // nor schema changes.
-        for table in statement.writtenTables { markChanged(tableIndex(named: table)) }
+        for table in statement.writtenTables {
+            let index = tableIndex(named: table)
+            markChanged(index)
+            if statement.changesSchema {
+                pending.storage[index].rowsComplete = false
+                pending.storage[index].rows = []
+            }
+        }
     }
 
     private func willCommit() {
@@ -178,10 +284,15 @@ final class ChangeTracker {
             // safe side.
             guard let position = savepoints.lastIndex(where: { $0.name == name }) else { break }
             savepoints.removeSubrange((position + 1)...)
+            let rowsComplete = transactionRowsComplete
             clearPending()
+            transactionRowsComplete = rowsComplete
             for (index, rowids) in savepoints[position].before {
                 markChanged(index)
                 pending.storage[index].rowids = rowids
+                // The rows recorded before the savepoint are gone with the others: the tables
+                // changed before it are reported whole.
+                pending.storage[index].rowsComplete = false
             }
         case .begin, .commit, .rollback:
             break
@@ -230,6 +341,7 @@ final class ChangeTracker {
     private func markChanged(_ index: Int) {
         if !pending.storage[index].isChanged {
             pending.storage[index].isChanged = true
+            pending.storage[index].rowsComplete = transactionRowsComplete
             changedIndexes.append(index)
         }
     }
@@ -244,8 +356,10 @@ final class ChangeTracker {
             } else {
                 pending.storage[index].rowids.removeAll(keepingCapacity: true)
             }
+            pending.storage[index].rows = []
         }
         changedIndexes.removeAll(keepingCapacity: true)
+        transactionRowsComplete = recordsRows
     }
 
     private func tableIndex(spelledAs table: UnsafePointer<CChar>) -> Int {
@@ -264,6 +378,7 @@ final class ChangeTracker {
         if let index = pending.storage.firstIndex(where: { $0.name == name }) { return index }
         pending.storage.append(DatabaseChanges.Table(name: name, rowids: [], isChanged: false))
         interest.append((0, false))
+        rowInterest.append((0, false))
         return pending.storage.count - 1
     }
 }

@@ -39,6 +39,8 @@ final class RegionRecorder {
         /// Lowercased.
         var writtenTables: Set<String> = []
         var control: TransactionControl?
+        /// The statement changes a schema: its changes are not reported row by row.
+        var changesSchema = false
     }
 
     /// Set while a statement is prepared by the connection; nil while SQLite prepares one again.
@@ -97,11 +99,13 @@ final class RegionRecorder {
         case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_VIEW, SQLITE_CREATE_TEMP_VIEW,
             SQLITE_CREATE_VTABLE, SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW,
             SQLITE_DROP_VTABLE:
+            recording!.changesSchema = true
             if let first { recording!.writtenTables.insert(String(cString: first).lowercased()) }
         case SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX, SQLITE_CREATE_TEMP_INDEX, SQLITE_DROP_INDEX,
             SQLITE_DROP_TEMP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_DROP_TRIGGER,
             SQLITE_DROP_TEMP_TRIGGER:
             // The table whose schema changes comes second.
+            recording!.changesSchema = true
             if let second { recording!.writtenTables.insert(String(cString: second).lowercased()) }
         case SQLITE_TRANSACTION:
             switch first.map({ String(cString: $0) }) {

@@ -114,6 +114,9 @@ extension Database {
         select.render(rendering, into: renderer)
         let statement = try cachedStatement(utf8: renderer.bytes)
         try statement.bind(renderer.arguments)
+        if !tracker.statementRecordings.isEmpty {
+            tracker.builderStatement = (statement.handle, select.tableName, select.predicate)
+        }
         return statement
     }
 }

@@ -1,4 +1,16 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Applies schema migrations in order, once each, and records what it applied.
 ///
@@ -78,7 +90,7 @@ public struct Migrator: Sendable {
         } catch {
             throw MigrationError(
                 identifier: nil, file: directory,
-                reason: .unreadable("cannot list the folder: \(error.localizedDescription)"))
+                reason: .unreadable("cannot list the folder: \(Self.reason(error))"))
         }
         var numbered: [(number: Int, name: String)] = []
         for name in names where name.hasSuffix(".sql") {
@@ -106,6 +118,15 @@ public struct Migrator: Sendable {
             loaded.append(Self.sqlMigration(identifier, sql: String(decoding: data, as: UTF8.self), file: file))
         }
         migrations += loaded
+    }
+
+    /// What the system said, such as "No such file or directory": the file error's underlying
+    /// `errno`, rather than its generic description.
+    private static func reason(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        return String(describing: error)
     }
 
     /// Applies every pending migration, in order.

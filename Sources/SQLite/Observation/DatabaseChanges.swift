@@ -15,6 +15,26 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
         /// In the order reported, with repeats: appending is cheaper than hashing for every row.
         var rowids: [Int64]
         var isChanged: Bool
+        /// Each changed row's values before and after, when SQLite's pre-update hook reported
+        /// them.
+        var rows: [RowChange] = []
+        /// True while every change to the table in the transaction is in `rows`.
+        var rowsComplete = false
+    }
+
+    /// One row changed: its values (in the table's column order) before and after. An insert
+    /// has no old values, a delete no new ones.
+    public struct RowChange: Hashable, Sendable {
+        /// The values before the change; nil for an insert.
+        public let old: [SQLiteValue]?
+        /// The values after the change; nil for a delete.
+        public let new: [SQLiteValue]?
+
+        /// A change of `old` into `new`.
+        public init(old: [SQLiteValue]?, new: [SQLiteValue]?) {
+            self.old = old
+            self.new = new
+        }
     }
 
     /// Every table the connection's tracker has seen, changed or not. Only the changed ones
@@ -62,6 +82,16 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
                 return nil
             }
         }
+    }
+
+    /// Every row of `table` (lowercased) that changed, with its values before and after; nil
+    /// unless all were recorded (only while an observer asks for the rows of the table, and only
+    /// for ordinary tables of the main database changed row by row).
+    public func rowChanges(in table: String) -> [RowChange]? {
+        guard let entry = storage.first(where: { $0.isChanged && $0.name == table }), entry.rowsComplete else {
+            return nil
+        }
+        return entry.rows
     }
 
     /// True when `table` (lowercased) changed.

@@ -20,6 +20,11 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// Table name (lowercased) → the columns read.
     public private(set) var tables: [String: Columns] = [:]
 
+    /// Table name (lowercased) → the part of it read, for the tables whose changed rows can be
+    /// tested one by one (see ``Database/recordingReadRegion(scopingRows:_:)``). A table read
+    /// and missing here is read whole.
+    public internal(set) var rowScopes: [String: RowScope] = [:]
+
     /// An empty region: a statement that reads no table, such as `SELECT 1`.
     public init() {}
 
@@ -34,6 +39,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// Adds a table, or one of its columns (nil or an empty name means the whole table).
     public mutating func insert(table: String, column: String?) {
         let table = table.lowercased()
+        rowScopes.removeValue(forKey: table)
         guard let column, !column.isEmpty else {
             tables[table] = .all
             return
@@ -57,15 +63,26 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
             case (.all, _), (_, .all): result.tables[table] = .all
             case (.only(let mine), .only(let theirs)): result.tables[table] = .only(mine.union(theirs))
             }
+            // A table read in rows by one side and whole by the other is read whole.
+            if let mine = rowScopes[table], let theirs = other.rowScopes[table] {
+                result.rowScopes[table] = mine.union(theirs)
+            } else if tables[table] != nil || other.rowScopes[table] == nil {
+                result.rowScopes.removeValue(forKey: table)
+            } else {
+                result.rowScopes[table] = other.rowScopes[table]
+            }
         }
         return result
     }
 
-    /// True when a commit that changed these tables may change what the region reads.
-    ///
-    /// SQLite's hooks report changed rows, not changed columns, so this is decided per table.
+    /// True when a commit that changed these tables may change what the region reads: it
+    /// changed a table read whole, or a row of a table's ``rowScopes`` that affects it.
     public func isModified(by changes: DatabaseChanges) -> Bool {
-        changes.changedTables.contains { tables[$0] != nil }
+        changes.changedTables.contains { table in
+            guard tables[table] != nil else { return false }
+            guard let scope = rowScopes[table], let rows = changes.rowChanges(in: table) else { return true }
+            return rows.contains { scope.isAffected(old: $0.old, new: $0.new) }
+        }
     }
 
     public var description: String {

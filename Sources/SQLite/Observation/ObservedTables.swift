@@ -14,6 +14,8 @@ public final class ObservedTables: Sendable {
     private struct Selection {
         var tables: Set<String>
         var all: Bool
+        /// Tables whose changed rows the observer wants, with their values.
+        var rowTables: Set<String> = []
     }
 
     private let selection: Lock<Selection>
@@ -30,8 +32,30 @@ public final class ObservedTables: Sendable {
     /// Replaces the selection.
     public func update(_ tables: some Sequence<String>, all: Bool = false) {
         let tables = Set(tables.map { $0.lowercased() })
-        selection.withLock { $0 = Selection(tables: tables, all: all) }
+        selection.withLock {
+            $0.tables = tables
+            $0.all = all
+        }
         Self.version.add(1, ordering: .releasing)
+    }
+
+    /// Asks for the values of each changed row of `tables` (any case), before and after, in
+    /// ``DatabaseChanges/rowChanges(in:)``. Recording them costs each write; none are recorded
+    /// while no observer asks.
+    public func updateRowTables(_ tables: some Sequence<String>) {
+        let tables = Set(tables.map { $0.lowercased() })
+        selection.withLock { $0.rowTables = tables }
+        Self.version.add(1, ordering: .releasing)
+    }
+
+    /// True when the rows of `table` (lowercased) are wanted.
+    func wantsRows(of table: String) -> Bool {
+        selection.withLock { $0.rowTables.contains(table) }
+    }
+
+    /// True when the rows of some table are wanted.
+    var wantsRows: Bool {
+        selection.withLock { !$0.rowTables.isEmpty }
     }
 
     /// True when `table` (lowercased) is selected.

@@ -12,36 +12,73 @@ extension Database {
     /// region   // items(done, …)
     /// ```
     ///
+    /// With `scopingRows`, the region also says which part of each ordinary table is read
+    /// (``DatabaseRegion/rowScopes``): the columns, and for the statements that query-builder
+    /// requests ran, the rows their filters may match.
+    ///
     /// While `body` runs, the connection's statement trace (`sqlite3_trace_v2`) is in use.
     /// Recordings may nest.
-    public func recordingReadRegion<T>(_ body: (Database) throws -> T) throws -> (T, DatabaseRegion) {
+    public func recordingReadRegion<T>(scopingRows: Bool = false, _ body: (Database) throws -> T) throws -> (
+        T, DatabaseRegion
+    ) {
         let recording = StatementRecording()
-        if tracker.statementRecordings.isEmpty {
-            sqlite3_trace_v2(
-                handle, UInt32(SQLITE_TRACE_STMT),
-                { _, context, statement, _ in
-                    guard let context, let statement else { return 0 }
-                    Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue()
-                        .statementStarted(OpaquePointer(statement))
-                    return 0
-                }, Unmanaged.passUnretained(tracker).toOpaque())
+        let value: T
+        do {
+            if tracker.statementRecordings.isEmpty {
+                sqlite3_trace_v2(
+                    handle, UInt32(SQLITE_TRACE_STMT),
+                    { _, context, statement, _ in
+                        guard let context, let statement else { return 0 }
+                        Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue()
+                            .statementStarted(OpaquePointer(statement))
+                        return 0
+                    }, Unmanaged.passUnretained(tracker).toOpaque())
+            }
+            tracker.statementRecordings.append(recording)
+            defer {
+                tracker.statementRecordings.removeLast()
+                if tracker.statementRecordings.isEmpty {
+                    sqlite3_trace_v2(handle, 0, nil, nil)
+                    tracker.builderStatement = nil
+                }
+            }
+            value = try body(self)
         }
-        tracker.statementRecordings.append(recording)
-        defer {
-            tracker.statementRecordings.removeLast()
-            if tracker.statementRecordings.isEmpty { sqlite3_trace_v2(handle, 0, nil, nil) }
-        }
-        let value = try body(self)
         var region = DatabaseRegion()
         // The statements may be gone; their SQL finds them, or prepares them again, in the cache.
-        for sql in recording.sql { region = region.union(try cachedStatement(sql).readRegion) }
+        for sql in recording.sql {
+            var statementRegion = try cachedStatement(sql).readRegion
+            if scopingRows { try scope(&statementRegion, filters: recording.filters[sql]) }
+            region = region.union(statementRegion)
+        }
         return (value, region)
+    }
+
+    /// Adds the row scopes of `region`'s tables: for a statement run only by query-builder
+    /// requests on one table, with their filters; for any other, with its columns alone.
+    private func scope(_ region: inout DatabaseRegion, filters: [(table: String, predicate: SQLExpression?)]?) throws {
+        let builderTable = filters?.first?.table.lowercased()
+        let isBuilderOnly =
+            filters != nil && region.tables.count == 1 && region.tables.keys.first == builderTable
+            && filters!.allSatisfy { $0.table.lowercased() == builderTable }
+        for (table, columns) in region.tables {
+            var predicates: [SQLExpression]?
+            if isBuilderOnly, let filters, !filters.contains(where: { $0.predicate == nil }) {
+                predicates = filters.map { $0.predicate! }
+            }
+            region.rowScopes[table] = try rowScope(of: table, columns: columns, filters: predicates)
+        }
     }
 }
 
 /// The SQL of the statements a connection started while a read region was being recorded.
 final class StatementRecording {
     var sql: Set<String> = []
+    /// SQL → the filters of the query-builder requests that ran it; absent when any run of that
+    /// SQL came from elsewhere.
+    var filters: [String: [(table: String, predicate: SQLExpression?)]] = [:]
+    /// SQL that ran from elsewhere than a query-builder request at least once.
+    var otherSQL: Set<String> = []
 }
 
 extension ChangeTracker {
@@ -50,6 +87,16 @@ extension ChangeTracker {
     func statementStarted(_ statement: OpaquePointer) {
         guard let text = sqlite3_sql(statement) else { return }
         let sql = String(cString: text)
-        for recording in statementRecordings { recording.sql.insert(sql) }
+        let builder = builderStatement.flatMap { $0.handle == statement ? $0 : nil }
+        builderStatement = nil
+        for recording in statementRecordings {
+            recording.sql.insert(sql)
+            if let builder, !recording.otherSQL.contains(sql) {
+                recording.filters[sql, default: []].append((builder.table, builder.predicate))
+            } else {
+                recording.otherSQL.insert(sql)
+                recording.filters.removeValue(forKey: sql)
+            }
+        }
     }
 }

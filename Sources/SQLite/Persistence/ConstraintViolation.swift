@@ -1,5 +1,10 @@
 import CSQLite
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A write that broke a constraint of the schema: which kind, in which table, on which columns
 /// when SQLite names them, with the SQL. The statement changed nothing.
@@ -75,7 +80,7 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
         switch kind {
         case .unique, .primaryKey, .notNull:
             // "UNIQUE constraint failed: items.list_id, items.title"
-            if let colon = message.range(of: "failed: ") {
+            if let colon = message.utf8Range(of: "failed: ") {
                 let names = message[colon.upperBound...].split(separator: ",").map {
                     String($0.drop(while: { $0 == " " }))
                 }
@@ -83,12 +88,12 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
             }
         case .datatype:
             // "cannot store TEXT value in INTEGER column items.priority"
-            if let column = message.range(of: " column ", options: .backwards) {
+            if let column = message.utf8Range(of: " column ", backwards: true) {
                 setColumns([String(message[column.upperBound...])], knownTable: table)
             }
         case .check:
             // "CHECK constraint failed: price > 0", or the constraint's name.
-            if let colon = message.range(of: "failed: ") { constraint = String(message[colon.upperBound...]) }
+            if let colon = message.utf8Range(of: "failed: ") { constraint = String(message[colon.upperBound...]) }
         case .trigger:
             constraint = message
         case .foreignKey, .other:

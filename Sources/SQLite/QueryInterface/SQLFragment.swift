@@ -12,6 +12,9 @@ struct SQLFragment: Hashable, Sendable {
         case sql(String)
         /// A table or column name, quoted when rendered.
         case identifier(String)
+        /// A name from another table than the request's (a lookup's table, alias or column):
+        /// quoted like any identifier, but left out of the request's schema checks.
+        case foreignIdentifier(String)
         /// A value, rendered as `?` and bound.
         case binding(SQLiteValue)
     }
@@ -127,7 +130,7 @@ final class SQLRenderer {
         for segment in fragment.segments {
             switch segment {
             case .sql(let text): append(text: text)
-            case .identifier(let name): appendIdentifier(name)
+            case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
             case .binding(let value): appendBinding(value)
             }
         }

@@ -1,5 +1,11 @@
-import Foundation
+import Locking
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -49,12 +55,12 @@ final class FileChangeMonitor: Sendable {
             clamping: interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         // Before this returns, so that a move right after is seen as one.
         let checker = Checker(path: url.path, onChange: onChange, onMove: onMove)
-        let thread = Thread { [self] in
+        // Without a thread (the process has too many), other processes' commits go unseen, as
+        // they did when Foundation's `Thread` failed to start; the connection's own still notify.
+        try? DetachedThread.start(named: "SharingSQLite.FileChangeMonitor") { [self] in
             onStart()
             self.run(directory: directory, watched: watched, timeout: timeout, checker: checker)
         }
-        thread.name = "SharingSQLite.FileChangeMonitor"
-        thread.start()
     }
 
     /// Stops the thread at its next wake-up, at most one interval from now.

@@ -71,6 +71,14 @@ final class ObservationCenter: Sendable {
         var readersOfTable: [String: Set<Int>] = [:]
         /// The records whose region is unknown: every commit may change them.
         var readersOfEverything: Set<Int> = []
+        /// Table → the records that read part of it, with that part. The others of
+        /// `readersOfTable` read it whole.
+        var scopesOfTable: [String: [Int: RowScope]] = [:]
+        /// Table → column → value → the scoped records whose filter requires that value there:
+        /// a changed row finds them without testing the others.
+        var readersOfValue: [String: [Int: [SQLiteValue: Set<Int>]]] = [:]
+        /// Table → the scoped records not in `readersOfValue`, tested for every changed row.
+        var unindexedScopes: [String: Set<Int>] = [:]
         /// What the next round fetches.
         var pendingIDs: [Int] = []
         /// A round is queued or running; it runs again while anything is pending.
@@ -85,7 +93,7 @@ final class ObservationCenter: Sendable {
         /// the schema it knew (see `refreshSchema`).
         var schemaGeneration = 0
         /// What the writer connection was last told to deliver.
-        var selection: (tables: Set<String>, all: Bool) = ([], false)
+        var selection: (tables: Set<String>, all: Bool, rowTables: Set<String>) = ([], false, [])
 
         mutating func add(_ record: Record) -> Int {
             nextID += 1
@@ -109,6 +117,23 @@ final class ObservationCenter: Sendable {
                 for table in region.tables.keys {
                     readersOfTable[table]?.remove(id)
                     if readersOfTable[table]?.isEmpty == true { readersOfTable.removeValue(forKey: table) }
+                    guard let scope = scopesOfTable[table]?.removeValue(forKey: id) else { continue }
+                    if scopesOfTable[table]?.isEmpty == true { scopesOfTable.removeValue(forKey: table) }
+                    if let (column, values) = Self.equalityKeys(of: scope) {
+                        for value in values {
+                            readersOfValue[table]?[column]?[value]?.remove(id)
+                            if readersOfValue[table]?[column]?[value]?.isEmpty == true {
+                                readersOfValue[table]?[column]?.removeValue(forKey: value)
+                            }
+                        }
+                        if readersOfValue[table]?[column]?.isEmpty == true {
+                            readersOfValue[table]?.removeValue(forKey: column)
+                        }
+                        if readersOfValue[table]?.isEmpty == true { readersOfValue.removeValue(forKey: table) }
+                    } else {
+                        unindexedScopes[table]?.remove(id)
+                        if unindexedScopes[table]?.isEmpty == true { unindexedScopes.removeValue(forKey: table) }
+                    }
                 }
             }
         }
@@ -118,8 +143,52 @@ final class ObservationCenter: Sendable {
             case .everything:
                 readersOfEverything.insert(id)
             case .region(let region):
-                for table in region.tables.keys { readersOfTable[table, default: []].insert(id) }
+                for table in region.tables.keys {
+                    readersOfTable[table, default: []].insert(id)
+                    guard let scope = region.rowScopes[table] else { continue }
+                    scopesOfTable[table, default: [:]][id] = scope
+                    if let (column, values) = Self.equalityKeys(of: scope) {
+                        for value in values {
+                            readersOfValue[table, default: [:]][column, default: [:]][value, default: []].insert(id)
+                        }
+                    } else {
+                        unindexedScopes[table, default: []].insert(id)
+                    }
+                }
             }
+        }
+
+        /// The column and values a scope's one filter requires, if it has one.
+        static func equalityKeys(of scope: RowScope) -> (column: Int, values: [SQLiteValue])? {
+            guard let filters = scope.filters, filters.count == 1 else { return nil }
+            return filters[0].equalityKeys
+        }
+
+        /// The records of `ids` (those reading `table`) that the changed `rows` may affect.
+        func affected(by rows: [DatabaseChanges.RowChange], in table: String, readers ids: Set<Int>) -> Set<Int> {
+            let scopes = scopesOfTable[table] ?? [:]
+            var affected = Set(ids.filter { scopes[$0] == nil })
+            let indexed = readersOfValue[table] ?? [:]
+            let unindexed = unindexedScopes[table] ?? []
+            func test(_ id: Int, _ row: DatabaseChanges.RowChange) {
+                guard !affected.contains(id), let scope = scopes[id] else { return }
+                if scope.isAffected(old: row.old, new: row.new) { affected.insert(id) }
+            }
+            for row in rows {
+                for (column, readers) in indexed {
+                    for values in [row.old, row.new] {
+                        guard let values else { continue }
+                        // A row of another shape than the one indexed: every reader tests it.
+                        guard column < values.count else {
+                            for set in readers.values { for id in set { test(id, row) } }
+                            continue
+                        }
+                        if let ids = readers[RowFilter.indexKey(values[column])] { for id in ids { test(id, row) } }
+                    }
+                }
+                for id in unindexed { test(id, row) }
+            }
+            return affected
         }
 
         /// Something `id` reads changed: fetch it in the next round if someone waits for it,
@@ -144,8 +213,14 @@ final class ObservationCenter: Sendable {
         mutating func select(in observed: ObservedTables) {
             let tables = Set(readersOfTable.keys)
             let all = !readersOfEverything.isEmpty
+            let rowTables = Set(scopesOfTable.keys)
+            if rowTables != selection.rowTables {
+                selection.rowTables = rowTables
+                observed.updateRowTables(rowTables)
+            }
             guard tables != selection.tables || all != selection.all else { return }
-            selection = (tables, all)
+            selection.tables = tables
+            selection.all = all
             observed.update(tables, all: all)
         }
 
@@ -394,7 +469,11 @@ final class ObservationCenter: Sendable {
             var stale: [any OpaqueQueryStore] = []
             for table in changes.changedTables {
                 guard let ids = state.readersOfTable[table] else { continue }
-                for id in ids { state.changed(id, stale: &stale) }
+                if state.scopesOfTable[table] != nil, let rows = changes.rowChanges(in: table) {
+                    for id in state.affected(by: rows, in: table, readers: ids) { state.changed(id, stale: &stale) }
+                } else {
+                    for id in ids { state.changed(id, stale: &stale) }
+                }
             }
             for id in state.readersOfEverything { state.changed(id, stale: &stale) }
             return (state.claimRound(), stale)

@@ -117,6 +117,18 @@ struct MigratorTests {
             try migrator.registerMigrations(inDirectory: folder.file("nope"))
         }
         #expect(missing?.description.contains("cannot list the folder") == true)
+        #expect(missing?.description.contains("No such file or directory") == true)
+    }
+
+    @Test("a folder that is a file says so, rather than a generic error number")
+    func folderIsAFile() throws {
+        let folder = try TemporaryDirectory()
+        try "SELECT 1;".write(toFile: folder.file("0001_one.sql"), atomically: true, encoding: .utf8)
+        var migrator = Migrator()
+        let error = #expect(throws: MigrationError.self) {
+            try migrator.registerMigrations(inDirectory: folder.file("0001_one.sql"))
+        }
+        #expect(error?.description.contains("cannot list the folder: Not a directory") == true)
     }
 
     @Test("the demo migrations build the demo database with at least 10,000 items")

@@ -11,6 +11,19 @@ enum ObservingChangesArticle {
         var title: String
     }
 
+    struct Message: TableRecord, FetchableRow, Equatable, Sendable {
+        static let tableName = "messages"
+        var id: Int64
+        init(row: Row) throws { id = try row["id"] }
+    }
+
+    struct Inbox: FetchKeyRequest {
+        var user: Int
+        func fetch(_ db: Database) throws -> [Message] {
+            try Message.all().filter(Column("user_id") == user).sort(Column("id").desc).limit(20).fetchAll(db)
+        }
+    }
+
     struct OpenCount: FetchKeyRequest {
         func fetch(_ db: Database) throws -> Int {
             try db.fetchOne(Int.self, "SELECT count(*) FROM reminders WHERE NOT isCompleted") ?? 0
@@ -73,5 +86,25 @@ enum ObservingChangesArticle {
         for await reminders in $open.values where reminders.count == 1 { break }
         #expect(open.map(\.title) == ["Buy bread"])
 
+    }
+}
+
+// In the serialized suite where one test turns row observation off for every database.
+extension RowObservationTests {
+    @Test(.timeLimit(.minutes(1))) func rowsAndColumns() async throws {
+        typealias Inbox = ObservingChangesArticle.Inbox
+        let db = try DatabaseQueue()
+        try await db.write { db in
+            try db.execute("CREATE TABLE messages(id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL)")
+            try db.execute("INSERT INTO messages(user_id) VALUES (1), (2)")
+        }
+        @SharedReader(.fetch(Inbox(user: 1), database: db)) var first: [ObservingChangesArticle.Message]
+        @SharedReader(.fetch(Inbox(user: 2), database: db)) var second: [ObservingChangesArticle.Message]
+        for await messages in $first.values where messages.count == 1 { break }
+        for await messages in $second.values where messages.count == 1 { break }
+        // A message for user 2 refetches user 2's inbox, and no other.
+        try await db.write { db in try db.execute("INSERT INTO messages(user_id) VALUES (2)") }
+        for await messages in $second.values where messages.count == 2 { break }
+        #expect(fetchCount($first) == 1)
     }
 }

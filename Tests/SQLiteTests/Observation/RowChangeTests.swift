@@ -1,0 +1,84 @@
+import Testing
+
+@testable import SQLite
+
+@Suite struct RowChangeTests {
+    @Test func thePreupdateHookIsFoundWhenSQLiteHasIt() {
+        #expect((PreupdateHook.functions != nil) == (sqlite3CompileOptionUsed("ENABLE_PREUPDATE_HOOK")))
+    }
+
+    @Test func changedRowsAreReportedWithTheirValuesWhileAskedFor() throws {
+        try #require(PreupdateHook.functions != nil)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT, b REAL)")
+            try db.execute("CREATE TABLE u(id INTEGER PRIMARY KEY)")
+        }
+        let tables = ObservedTables(["t", "u"])
+        let seen = Box()
+        try queue.write { db in
+            db.addChangeObserver(observing: tables) { changes in
+                seen.values.append((changes.rowChanges(in: "t"), changes.rowChanges(in: "u")))
+            }
+        }
+        try queue.write { db in try db.execute("INSERT INTO t(a, b) VALUES ('x', 1.5)") }
+        #expect(seen.values.last?.0 == nil, "rows were recorded while nobody asked for them")
+        tables.updateRowTables(["t"])
+        try queue.write { db in
+            try db.execute("INSERT INTO t(a, b) VALUES ('y', NULL)")
+            try db.execute("UPDATE t SET a = 'z' WHERE id = 1")
+            try db.execute("DELETE FROM t WHERE id = 2")
+            try db.execute("INSERT INTO u DEFAULT VALUES")
+        }
+        let rows = try #require(seen.values.last?.0)
+        #expect(
+            rows == [
+                DatabaseChanges.RowChange(old: nil, new: [.integer(2), .text("y"), .null]),
+                DatabaseChanges.RowChange(
+                    old: [.integer(1), .text("x"), .real(1.5)], new: [.integer(1), .text("z"), .real(1.5)]),
+                DatabaseChanges.RowChange(old: [.integer(2), .text("y"), .null], new: nil),
+            ])
+        #expect(seen.values.last?.1 == nil, "rows of a table nobody asked for were reported")
+        // A schema change is not reported row by row.
+        try queue.write { db in try db.execute("ALTER TABLE t ADD COLUMN c") }
+        #expect(seen.values.last?.0 == nil)
+    }
+
+    @Test func aRecordedRegionScopesTheRowsOfBuilderFilters() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute("CREATE TABLE m(id INTEGER PRIMARY KEY, user_id INTEGER, body TEXT)")
+        }
+        let region = try queue.read { db in
+            try db.recordingReadRegion(scopingRows: true) { db in
+                try Table("m").filter(Column("user_id") == 7).select(Column("id")).asRequest(of: Int64.self)
+                    .fetchAll(db)
+            }.1
+        }
+        let scope = try #require(region.rowScopes["m"])
+        #expect(scope.columnCount == 3)
+        #expect(scope.filters?.count == 1)
+        #expect(scope.filters?.first?.equalityKeys?.column == 1)
+        #expect(scope.isAffected(old: nil, new: [.integer(1), .integer(7), .text("x")]))
+        #expect(!scope.isAffected(old: nil, new: [.integer(1), .integer(8), .text("x")]))
+        // Only `body` changed, which the query does not read.
+        #expect(
+            !scope.isAffected(
+                old: [.integer(1), .integer(7), .text("x")], new: [.integer(1), .integer(7), .text("y")]))
+        // Raw SQL on the same table reads it whole.
+        let whole = try queue.read { db in
+            try db.recordingReadRegion(scopingRows: true) { db in try db.fetchAll("SELECT * FROM m WHERE user_id = 7") }
+                .1
+        }
+        #expect(whole.rowScopes["m"]?.filters == nil)
+    }
+}
+
+private final class Box: @unchecked Sendable {
+    // Only touched on the queue's thread, one write at a time.
+    var values: [([DatabaseChanges.RowChange]?, [DatabaseChanges.RowChange]?)] = []
+}
+
+private func sqlite3CompileOptionUsed(_ name: String) -> Bool {
+    PreupdateHook.compileOptionUsed(name)
+}
