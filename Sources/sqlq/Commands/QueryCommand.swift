@@ -17,7 +17,9 @@ struct QueryCommand: ParsableCommand {
             glob, contains), test lists and ranges (in (…), between … and …) and nulls (is null, \
             is not null), and combine with and, or, not and parentheses. A column alone is a \
             true/false test: "not done". Values are numbers, 'strings', true, false, null and \
-            dates (2026-03-01, 2026-03-01T09:30). Every value is bound, never spliced into SQL.
+            dates (2026-03-01, 2026-03-01T09:30). Every value is bound, never spliced into SQL. \
+            A dotted name follows a declared foreign key, in --where, --columns and --sort: \
+            --where "hero_id.name = 'lina'" --columns text,hero_id.name.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -32,6 +34,8 @@ struct QueryCommand: ParsableCommand {
                 output.write(try tableQuery.explanation(db))
             } else if tableQuery.counts {
                 output.writeLine(String(try tableQuery.request.fetchCount(db)))
+            } else if !tableQuery.facets.isEmpty {
+                try FacetWriter.write(db, tableQuery, format: query.format, to: output, style: .forDescriptor(1))
             } else {
                 try query.format.write(
                     db, sql: tableQuery.sql, arguments: tableQuery.arguments, to: output, style: .forDescriptor(1))

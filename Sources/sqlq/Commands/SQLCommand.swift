@@ -88,7 +88,7 @@ struct SQLCommand: ParsableCommand {
             if rest.hasPrefix("--") {
                 rest = rest.drop { $0 != "\n" }
             } else if rest.hasPrefix("/*") {
-                guard let close = rest.range(of: "*/") else { return true }
+                guard let close = rest.utf8Range(of: "*/") else { return true }
                 rest = rest[close.upperBound...]
             } else {
                 return rest.isEmpty

@@ -1,5 +1,10 @@
-import FoundationEssentials
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The demo database: the repository's `Migrations/` applied to a fresh in-memory database, so
 /// that `swift run sqlq query items …` works on a fresh checkout with no file at hand.

@@ -5,6 +5,8 @@ import SQLite
 struct ResultSet: Hashable, Sendable {
     var columns: [String]
     var rows: [[SQLiteValue]]
+    /// The counts of `--facet`, fetched with the rows.
+    var facets: [Facet.Counts] = []
 
     static let empty = ResultSet(columns: [], rows: [])
 

@@ -6,6 +6,9 @@ struct TableQuery: FetchKeyRequest {
     var request: QueryInterfaceRequest<Row>
     /// `--count`: the number of rows instead of the rows.
     var counts: Bool
+    /// The `--where` filter alone, which the facets count within.
+    var filter: SQLExpression? = nil
+    var facets: [Facet] = []
 
     /// The SQL that runs, and its arguments.
     var sql: String { counts ? request.countSQL : request.sql }
@@ -13,7 +16,14 @@ struct TableQuery: FetchKeyRequest {
 
     func fetch(_ db: Database) throws -> ResultSet {
         if counts { return .count(try request.fetchCount(db)) }
-        return try ResultSet.fetch(db, sql: sql, arguments: arguments)
+        var result = try ResultSet.fetch(db, sql: sql, arguments: arguments)
+        result.facets = try fetchFacets(db)
+        return result
+    }
+
+    /// The counts of every facet, in the order given.
+    func fetchFacets(_ db: Database) throws -> [Facet.Counts] {
+        try facets.map { try $0.fetch(db, table: request.tableName, filter: filter) }
     }
 
     /// The SQL, its arguments and SQLite's plan for it, as SQL comments below the statement:
@@ -22,11 +32,21 @@ struct TableQuery: FetchKeyRequest {
     ///     -- arguments: 3, 10
     ///     -- plan:
     ///     --   SEARCH items USING INDEX items_by_priority (priority>?)
+    ///
+    /// Each facet's statement follows, explained the same way.
     func explanation(_ db: Database) throws -> String {
+        var text = try Self.explanation(db, sql: sql, arguments: arguments)
+        for facet in facets {
+            let (sql, arguments) = facet.statement(table: request.tableName, filter: filter)
+            text += "\n" + (try Self.explanation(db, sql: sql, arguments: arguments))
+        }
+        return text
+    }
+
+    private static func explanation(_ db: Database, sql: String, arguments: [SQLiteValue]) throws -> String {
         var text = sql + "\n"
-        let arguments = self.arguments
         text +=
-            "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(Self.literal).joined(separator: ", "))
+            "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(literal).joined(separator: ", "))
             + "\n"
         text += "-- plan:\n"
         var depths: [Int64: Int] = [:]

@@ -17,6 +17,9 @@ struct FilterCompiler {
     let expression: String
     /// How many values the expression may still bind.
     private(set) var remainingValues: Int
+    /// Whether an odd number of NOTs encloses the node being compiled: there a test across a
+    /// foreign key stays a lookup, since a membership would not keep its nulls unknown.
+    private var negated = false
 
     init(schema: TableSchema, db: Database, expression: String, maximumValues: Int = Self.maximumValues) {
         self.schema = schema
@@ -61,6 +64,8 @@ struct FilterCompiler {
             for operand in operands { compiled.append(try compile(operand)) }
             return .any(compiled)
         case .not(let inner):
+            negated.toggle()
+            defer { negated.toggle() }
             return !(try compile(inner))
         case .predicate(let predicate):
             return try compile(predicate)
@@ -70,17 +75,18 @@ struct FilterCompiler {
     private mutating func compile(_ predicate: FilterPredicate) throws -> SQLExpression {
         switch predicate {
         case .truth(let name):
-            let column = try resolve(name)
+            let path = try resolve(name)
+            let column = path.column
             if column.affinity == .text {
                 throw mismatch(
                     "column \"\(column.name)\" holds text, so on its own it is not a true/false test; "
                         + "compare it instead, as in \(column.name) != ''",
                     position: name.position, length: name.length)
             }
-            return Column(column.name).sqlExpression
+            return path.expression
         case .comparison(let name, let comparison, .column(let otherName)):
-            let left = Column(try resolve(name).name)
-            let right = Column(try resolve(otherName).name)
+            let left = try resolve(name).expression
+            let right = try resolve(otherName).expression
             return switch comparison {
             case .equal: left == right
             case .notEqual: left != right
@@ -90,7 +96,8 @@ struct FilterCompiler {
             case .greaterOrEqual: left >= right
             }
         case .comparison(let name, let comparison, .value(let value)):
-            let column = try resolve(name)
+            let path = try resolve(name)
+            let column = path.column
             let bound = try self.value(value, for: column)
             if !bound.isNull { try take(1, at: value.position, length: value.length) }
             if bound.isNull, comparison != .equal, comparison != .notEqual {
@@ -98,56 +105,69 @@ struct FilterCompiler {
                     "null has no order; test it with \"is null\" or \"is not null\"", position: value.position,
                     length: value.length)
             }
-            let left = Column(column.name)
             // `= null` and `!= null` render IS NULL and IS NOT NULL, which is what they mean here.
-            return switch comparison {
-            case .equal: left == bound
-            case .notEqual: left != bound
-            case .less: left < bound
-            case .lessOrEqual: left <= bound
-            case .greater: left > bound
-            case .greaterOrEqual: left >= bound
+            func test(_ left: SQLExpression) -> SQLExpression {
+                switch comparison {
+                case .equal: left == bound
+                case .notEqual: left != bound
+                case .less: left < bound
+                case .lessOrEqual: left <= bound
+                case .greater: left > bound
+                case .greaterOrEqual: left >= bound
+                }
             }
+            return across(path, failsOnNull: !(bound.isNull && comparison == .equal), test)
         case .pattern(let name, let pattern, let text, let negated):
-            let column = Column(try resolve(name).name)
+            let path = try resolve(name)
             try checkPattern(text, escaped: pattern == .contains)
             try take(1, at: text.position, length: text.length)
-            let expression =
-                switch pattern {
-                case .like: column.like(text.text)
-                case .glob: column.glob(text.text)
-                case .contains: column.contains(text.text)
-                }
-            return negated ? !expression : expression
+            return across(path, failsOnNull: true) { column in
+                let expression =
+                    switch pattern {
+                    case .like: column.like(text.text)
+                    case .glob: column.glob(text.text)
+                    case .contains: column.contains(text.text)
+                    }
+                return negated ? !expression : expression
+            }
         case .membership(let name, let list, let negated):
-            let column = try resolve(name)
+            let path = try resolve(name)
+            let column = path.column
             var values: [SQLiteValue] = []
             values.reserveCapacity(list.count)
             for value in list {
                 values.append(try self.value(value, for: column))
                 try take(1, at: value.position, length: value.length)
             }
-            let expression = Column(column.name).in(values)
-            return negated ? !expression : expression
+            return across(path, failsOnNull: true) { column in
+                negated ? !column.in(values) : column.in(values)
+            }
         case .range(let name, let low, let high, let negated):
-            let column = try resolve(name)
-            let (lower, upper) = (try value(low, for: column), try value(high, for: column))
+            let path = try resolve(name)
+            let (lower, upper) = (try value(low, for: path.column), try value(high, for: path.column))
             try take(2, at: low.position, length: high.position + high.length - low.position)
-            let expression = Column(column.name).between(lower, upper)
-            return negated ? !expression : expression
+            return across(path, failsOnNull: true) { column in
+                negated ? !column.between(lower, upper) : column.between(lower, upper)
+            }
         case .nullTest(let name, let negated):
-            let column = Column(try resolve(name).name)
-            return negated ? column != nil : column == nil
+            return across(try resolve(name), failsOnNull: negated) { column in
+                negated ? column != nil : column == nil
+            }
         }
     }
 
-    private func resolve(_ name: FilterExpression.ColumnName) throws -> TableSchema.ColumnInfo {
-        do {
-            return try schema.column(name.name, in: db)
-        } catch let error as SchemaError {
-            throw FilterError(
-                reason: .unknownColumn(error), expression: expression, position: name.position, length: name.length)
-        }
+    /// `test` on a column reached across foreign keys: as a membership in the keys of the rows
+    /// that pass (which SQLite can run from the foreign key's index) where that selects the same
+    /// rows, that is where `test` fails on null and no NOT encloses it; as a lookup elsewhere.
+    private func across(
+        _ path: ForeignKeyPath, failsOnNull: Bool, _ test: (SQLExpression) -> SQLExpression
+    ) -> SQLExpression {
+        failsOnNull && !negated ? path.rows(where: test) : test(path.expression)
+    }
+
+    /// The column a name stands for, following foreign keys for a dotted name.
+    private func resolve(_ name: FilterExpression.ColumnName) throws -> ForeignKeyPath {
+        try ForeignKeyPath(name.steps, from: schema, in: db, text: expression, option: "--where")
     }
 
     /// The value to bind for a literal, after checking that it fits the column's declared type.

@@ -13,6 +13,8 @@ struct FilterError: Error, CustomStringConvertible {
         case typeMismatch(String)
         /// Valid, but beyond what SQLite can run: nested too deeply, too many values.
         case limit(String)
+        /// A dotted name that cannot follow a column: not a foreign key, or one sqlq cannot follow.
+        case foreignKey(String)
     }
 
     var reason: Reason
@@ -26,7 +28,7 @@ struct FilterError: Error, CustomStringConvertible {
 
     var message: String {
         switch reason {
-        case .syntax(let message), .typeMismatch(let message), .limit(let message): message
+        case .syntax(let message), .typeMismatch(let message), .limit(let message), .foreignKey(let message): message
         case .unknownColumn(let error): String(error.description.prefix { $0 != "\n" })
         }
     }

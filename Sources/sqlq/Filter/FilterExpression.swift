@@ -20,11 +20,22 @@ indirect enum FilterExpression: Equatable {
     case not(FilterExpression)
     case predicate(FilterPredicate)
 
-    /// A column name, where it was written.
+    /// A column name, where it was written: one step, or a dotted path that follows foreign
+    /// keys (`hero_id.name`).
     struct ColumnName: Equatable {
+        /// The name as written, dots included.
         var name: String
         var position: Int
         var length: Int
+        /// Each dotted part, where it was written.
+        var steps: [ForeignKeyPath.Step]
+
+        init(name: String, position: Int, length: Int, steps: [ForeignKeyPath.Step]? = nil) {
+            self.name = name
+            self.position = position
+            self.length = length
+            self.steps = steps ?? [ForeignKeyPath.Step(name: name, position: position, length: length)]
+        }
     }
 
     /// A literal value, where it was written.

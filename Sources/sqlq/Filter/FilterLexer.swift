@@ -1,5 +1,10 @@
-import FoundationEssentials
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Splits a filter expression into tokens.
 ///
@@ -85,7 +90,7 @@ struct FilterLexer {
         case "'":
             return token(.literal(FilterLiteral(kind: .text, value: .text(try string()))))
         case "\"":
-            return token(.identifier(try quotedIdentifier()))
+            return try path(startingWith: try quotedIdentifier(), at: start)
         case "-"
         where index + 1 < characters.count && (characters[index + 1].isASCIIDigit || characters[index + 1] == "."):
             return try number()
@@ -102,8 +107,8 @@ struct FilterLexer {
             case "true": return token(.literal(FilterLiteral(kind: .boolean, value: .integer(1))))
             case "false": return token(.literal(FilterLiteral(kind: .boolean, value: .integer(0))))
             case "null": return token(.literal(FilterLiteral(kind: .null, value: .null)))
-            case _ where Self.keywords.contains(lowered): return token(.keyword(lowered))
-            default: return token(.identifier(word))
+            case _ where Self.keywords.contains(lowered) && !peek("."): return token(.keyword(lowered))
+            default: return try path(startingWith: word, at: start)
             }
         default:
             throw error("unexpected character \"\(character)\"", at: start, length: 1)
@@ -116,6 +121,36 @@ struct FilterLexer {
         // weighs more than the whole expression.
         for scalar in scalars { string.unicodeScalars.append(scalar) }
         return string
+    }
+
+    /// A name, or a dotted path when a `.` follows it: `hero_id.name`, `"order".total`. The path
+    /// is bounded here, before anything is resolved.
+    private mutating func path(startingWith first: String, at start: Int) throws -> FilterToken {
+        var steps = [ForeignKeyPath.Step(name: first, position: start, length: index - start)]
+        while peek(".") {
+            let dot = index
+            index += 1
+            let stepStart = index
+            let name: String
+            if peek("\"") {
+                name = try quotedIdentifier()
+            } else if index < characters.count, characters[index].isIdentifierStart {
+                while index < characters.count, characters[index].isIdentifierPart { index += 1 }
+                name = Self.string(characters[stepStart..<index])
+            } else {
+                throw error("expected a column name after \".\"", at: dot, length: 1)
+            }
+            steps.append(ForeignKeyPath.Step(name: name, position: stepStart, length: index - stepStart))
+            if steps.count - 1 > ForeignKeyPath.maximumHops {
+                throw FilterError(
+                    reason: .limit(
+                        "this name follows more than \(ForeignKeyPath.maximumHops) foreign keys; "
+                            + "sqlq follows at most \(ForeignKeyPath.maximumHops) in one name"),
+                    expression: expression, position: stepStart, length: index - stepStart)
+            }
+        }
+        let kind: FilterToken.Kind = steps.count == 1 ? .identifier(first) : .path(steps)
+        return FilterToken(kind: kind, position: start, length: index - start)
     }
 
     private func peek(_ character: Unicode.Scalar) -> Bool {

@@ -314,6 +314,12 @@ struct FilterParser {
         case .identifier(let name):
             _ = advance()
             return .column(FilterExpression.ColumnName(name: name, position: token.position, length: token.length))
+        case .path(let steps):
+            _ = advance()
+            return .column(
+                FilterExpression.ColumnName(
+                    name: steps.map(\.name).joined(separator: "."), position: token.position, length: token.length,
+                    steps: steps))
         case .literal(let literal):
             _ = advance()
             return .value(FilterExpression.Value(literal: literal, position: token.position, length: token.length))

@@ -6,6 +6,8 @@ struct FilterToken: Equatable {
     enum Kind: Equatable {
         /// A column name, as written (unquoted or `"quoted"`).
         case identifier(String)
+        /// A dotted name that follows foreign keys (`hero_id.name`): two steps or more.
+        case path([ForeignKeyPath.Step])
         /// A reserved word, lowercased: and, or, not, like, glob, contains, in, between, is.
         case keyword(String)
         /// A literal value: a number, a 'string', true, false, null or a date.
@@ -28,6 +30,7 @@ struct FilterToken: Equatable {
     var description: String {
         switch kind {
         case .identifier(let name): "the column name \(name)"
+        case .path(let steps): "the column name \(steps.map(\.name).joined(separator: "."))"
         case .keyword(let word): "\"\(word)\""
         case .literal(let literal): literal.description
         case .comparison(let comparison): "\"\(comparison.rawValue)\""

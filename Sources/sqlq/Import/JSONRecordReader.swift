@@ -1,5 +1,10 @@
-import FoundationEssentials
 import SQLite
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads rows from JSON: an array of objects (`json`) or one object per line (`ndjson`).
 ///

@@ -40,6 +40,18 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "The output format: table, json, ndjson, csv, tsv or markdown.")
     var format: OutputFormat = .table
 
+    @Option(
+        name: .customLong("facet"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "Count the most common values of a column among the matching rows. Repeat for several.",
+            valueName: "column"))
+    var facets: [String] = []
+
+    @Option(
+        name: .customLong("facet-size"), parsing: .unconditional,
+        help: ArgumentHelp("Show at most this many values per facet (default 10).", valueName: "count"))
+    var facetSizeText: String?
+
     @Flag(help: "Print the SQL, its arguments and SQLite's query plan instead of running the query.")
     var explain = false
 
@@ -47,10 +59,13 @@ struct QueryOptions: ParsableArguments {
     var limit: Int? { limitText.flatMap { try? Self.count($0, option: "--limit") } }
     /// `--offset`, once ``validate()`` has checked it.
     var offset: Int? { offsetText.flatMap { try? Self.count($0, option: "--offset") } }
+    /// `--facet-size`, once ``validate()`` has checked it.
+    var facetSize: Int { facetSizeText.flatMap { try? Self.count($0, option: "--facet-size") } ?? 10 }
 
     func validate() throws {
         if let limitText { _ = try Self.count(limitText, option: "--limit") }
         if let offsetText { _ = try Self.count(offsetText, option: "--offset") }
+        try Facet.validate(facets: facets, sizeText: facetSizeText, counts: count)
     }
 
     /// The value of a numeric option: a whole number, 0 or more.
@@ -68,20 +83,21 @@ struct QueryOptions: ParsableArguments {
     func makeQuery(_ db: Database) throws -> TableQuery {
         let schema = try TableSchema(db, table: table)
         var request = Table(schema.name).all()
-        if !filters.isEmpty {
-            // Compiled together, so that many --where options make one balanced AND and stay
-            // within the values one statement binds, less the limit and the offset.
-            request = request.filter(try FilterCompiler.compile(filters, schema: schema, db: db, reservedValues: 2))
-        }
+        // Compiled together, so that many --where options make one balanced AND and stay
+        // within the values one statement binds, less the limit and the offset.
+        let filter =
+            filters.isEmpty ? nil : try FilterCompiler.compile(filters, schema: schema, db: db, reservedValues: 2)
+        if let filter { request = request.filter(filter) }
+        let facets = try Facet.resolve(self.facets, size: facetSize, schema: schema, db: db)
         var orderings: [any SQLOrderingTerm] = []
         for option in sort {
             for (term, position) in Self.terms(option) {
                 let descending = term.hasPrefix("-")
                 let name = descending || term.hasPrefix("+") ? String(term.dropFirst()) : term
                 let namePosition = position + term.count - name.count
-                let column = Column(
-                    try Self.column(
-                        name, option: "--sort", text: option, position: namePosition, schema: schema, db: db))
+                let column = try Self.column(
+                    name, option: "--sort", text: option, position: namePosition, schema: schema, db: db
+                ).expression
                 orderings.append(descending ? column.desc : term.hasPrefix("+") ? column.asc : column.sqlOrdering)
             }
         }
@@ -89,10 +105,10 @@ struct QueryOptions: ParsableArguments {
         var selection: [any SQLExpressible] = []
         for option in columns {
             for (name, position) in Self.terms(option) {
-                selection.append(
-                    Column(
-                        try Self.column(
-                            name, option: "--columns", text: option, position: position, schema: schema, db: db)))
+                let path = try Self.column(
+                    name, option: "--columns", text: option, position: position, schema: schema, db: db)
+                // A followed column is headed by its dotted name, not by the subquery's text.
+                selection.append(path.hops.isEmpty ? path.expression : path.expression.named(path.name))
             }
         }
         if !selection.isEmpty { request = request.select(selection) }
@@ -101,7 +117,7 @@ struct QueryOptions: ParsableArguments {
             // SQLite reads a negative limit as "no limit", which OFFSET needs.
             request = request.limit(limit ?? -1, offset: offset)
         }
-        return TableQuery(request: request, counts: count)
+        return TableQuery(request: request, counts: count, filter: filter, facets: facets)
     }
 
     /// The comma-separated terms of an option, trimmed, with where each starts.
@@ -118,20 +134,16 @@ struct QueryOptions: ParsableArguments {
         return terms
     }
 
-    /// The column's name as the schema spells it, or an error pointing at it in the option.
+    /// The column a term names, a dotted name following foreign keys, or an error pointing at
+    /// the step that failed in the option.
     static func column(
         _ name: String, option: String, text: String, position: Int, schema: TableSchema, db: Database
-    ) throws -> String {
+    ) throws -> ForeignKeyPath {
         guard !name.isEmpty else {
             throw FilterError(
                 reason: .syntax("a column name is missing"), expression: text, position: position, length: 1,
                 option: option)
         }
-        do {
-            return try schema.column(name, in: db).name
-        } catch let error as SchemaError {
-            throw FilterError(
-                reason: .unknownColumn(error), expression: text, position: position, length: name.count, option: option)
-        }
+        return try ForeignKeyPath.resolve(name, at: position, in: text, option: option, from: schema, db: db)
     }
 }

@@ -39,7 +39,7 @@ final class WatchDisplay {
         var hidden = 0
         if isTerminal {
             output.write("\u{1B}[H\u{1B}[2J")
-            let room = max(1, Self.windowHeight(of: output.fileDescriptor) - 5)
+            let room = max(1, Self.windowHeight(of: output.fileDescriptor) - 5 - FacetWriter.lineCount(result.facets))
             if visible.rows.count > room {
                 hidden = visible.rows.count - room + 1
                 visible.rows.removeLast(hidden)
@@ -47,6 +47,8 @@ final class WatchDisplay {
         }
         if counts {
             output.writeLine(result.rows.first?.first?.cellText ?? "0")
+        } else if !result.facets.isEmpty {
+            FacetWriter.write(visible, format: format, to: output, style: style, showsRowCount: false)
         } else if format == .table {
             ResultWriter(format: .table, output: output, style: style, showsRowCount: false).write(visible)
         } else {

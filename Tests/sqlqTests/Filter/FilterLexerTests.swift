@@ -102,3 +102,39 @@ extension SQLiteValue {
         }
     }
 }
+
+@Suite("Filter lexer: dotted names")
+struct FilterLexerPathTests {
+    @Test("A dotted name is one token with each step and where it was written, quoted steps too")
+    func path() throws {
+        let tokens = try FilterLexer.tokens(#"hero_id."te am".name = 1"#)
+        #expect(
+            tokens[0].kind
+                == .path([
+                    ForeignKeyPath.Step(name: "hero_id", position: 0, length: 7),
+                    ForeignKeyPath.Step(name: "te am", position: 8, length: 7),
+                    ForeignKeyPath.Step(name: "name", position: 16, length: 4),
+                ]))
+        #expect(tokens[0].position == 0 && tokens[0].length == 20)
+        // A keyword before a dot is a name: the dot makes it a step.
+        #expect(
+            try FilterLexer.tokens("in.x")[0].kind
+                == .path([.init(name: "in", position: 0, length: 2), .init(name: "x", position: 3, length: 1)]))
+        #expect(try FilterLexer.tokens("a")[0].kind == .identifier("a"))
+    }
+
+    @Test("A dot without a name after it, or a chain past the bound, is an error at that place")
+    func errors() throws {
+        for (text, position) in [("a.", 1), ("a. b", 1), ("a.1", 1), ("a.'x'", 1)] {
+            do {
+                _ = try FilterLexer.tokens(text)
+                Issue.record("\(text) lexed")
+            } catch let error as FilterError {
+                #expect(error.position == position, "\(text)")
+            }
+        }
+        let long = "a" + String(repeating: ".b", count: ForeignKeyPath.maximumHops + 1)
+        #expect(throws: FilterError.self) { try FilterLexer.tokens(long) }
+        #expect(try FilterLexer.tokens("a" + String(repeating: ".b", count: ForeignKeyPath.maximumHops)).count == 2)
+    }
+}
