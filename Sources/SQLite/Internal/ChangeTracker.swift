@@ -34,9 +34,9 @@ final class ChangeTracker {
     /// Per table of `pending.storage`: whether an observer selects it, as of an
     /// `ObservedTables.version`.
     @exclusivity(unchecked) private var interest: [(version: UInt64, isObserved: Bool)] = []
-    /// Per table of `pending.storage`: whether an observer wants its changed rows, as of an
+    /// Per table of `pending.storage`: which of its changed rows the observers want, as of an
     /// `ObservedTables.version`.
-    @exclusivity(unchecked) private var rowInterest: [(version: UInt64, wantsRows: Bool)] = []
+    @exclusivity(unchecked) private var rowInterest: [(version: UInt64, interest: ObservedTables.RowInterest)] = []
     /// The connection, once the hooks are installed.
     private var connection: OpaquePointer?
     /// The pre-update hook is installed: some observer wants rows.
@@ -164,8 +164,10 @@ final class ChangeTracker {
         markChanged(index)
         guard pending.storage[index].rowsComplete else { return }
         // Only the main database's tables are scoped by readers; a change elsewhere to a table of
-        // the same name is reported whole.
-        guard strcmp(database, "main") == 0, wantsRows(index),
+        // the same name is reported whole. So is a table whose observers only skip updates, as
+        // soon as a row is inserted or deleted, without reading its values.
+        let interest = rowInterest(index)
+        guard strcmp(database, "main") == 0, interest == .all || (interest == .updates && operation == SQLITE_UPDATE),
             pending.storage[index].rows.count < Self.maxRecordedRows
         else {
             pending.storage[index].rowsComplete = false
@@ -189,13 +191,15 @@ final class ChangeTracker {
                 new: operation == SQLITE_DELETE ? nil : values(hook.new)))
     }
 
-    private func wantsRows(_ index: Int) -> Bool {
+    private func rowInterest(_ index: Int) -> ObservedTables.RowInterest {
         let version = ObservedTables.version.load(ordering: .acquiring)
         if rowInterest[index].version != version {
             let name = pending.storage[index].name
-            rowInterest[index] = (version, observers.contains { $0.tables?.wantsRows(of: name) ?? false })
+            rowInterest[index] = (
+                version, observers.lazy.compactMap { $0.tables?.rowInterest(in: name) }.max() ?? .none
+            )
         }
-        return rowInterest[index].wantsRows
+        return rowInterest[index].interest
     }
 
     /// Installs the pre-update hook while some observer wants rows, and removes it when none
@@ -378,7 +382,7 @@ final class ChangeTracker {
         if let index = pending.storage.firstIndex(where: { $0.name == name }) { return index }
         pending.storage.append(DatabaseChanges.Table(name: name, rowids: [], isChanged: false))
         interest.append((0, false))
-        rowInterest.append((0, false))
+        rowInterest.append((0, .none))
         return pending.storage.count - 1
     }
 }

@@ -16,6 +16,16 @@ public final class ObservedTables: Sendable {
         var all: Bool
         /// Tables whose changed rows the observer wants, with their values.
         var rowTables: Set<String> = []
+        /// Of `rowTables`, those whose inserted and deleted rows are not wanted.
+        var updatesOnly: Set<String> = []
+    }
+
+    /// Which changed rows of a table an observer wants.
+    enum RowInterest: Comparable {
+        case none
+        /// Updated rows only: an insert or a delete reports the table whole.
+        case updates
+        case all
     }
 
     private let selection: Lock<Selection>
@@ -42,15 +52,26 @@ public final class ObservedTables: Sendable {
     /// Asks for the values of each changed row of `tables` (any case), before and after, in
     /// ``DatabaseChanges/rowChanges(in:)``. Recording them costs each write; none are recorded
     /// while no observer asks.
-    public func updateRowTables(_ tables: some Sequence<String>) {
+    ///
+    /// For the tables also in `updatesOnly`, only updated rows are recorded, and a transaction
+    /// that inserts or deletes a row reports the table whole. That suits an observer that knows
+    /// which columns it reads but not which rows: an insert or a delete changes it anyway.
+    public func updateRowTables(_ tables: some Sequence<String>, updatesOnly: some Sequence<String> = [String]()) {
         let tables = Set(tables.map { $0.lowercased() })
-        selection.withLock { $0.rowTables = tables }
+        let updatesOnly = Set(updatesOnly.map { $0.lowercased() }).intersection(tables)
+        selection.withLock {
+            $0.rowTables = tables
+            $0.updatesOnly = updatesOnly
+        }
         Self.version.add(1, ordering: .releasing)
     }
 
-    /// True when the rows of `table` (lowercased) are wanted.
-    func wantsRows(of table: String) -> Bool {
-        selection.withLock { $0.rowTables.contains(table) }
+    /// Which changed rows of `table` (lowercased) are wanted.
+    func rowInterest(in table: String) -> RowInterest {
+        selection.withLock {
+            guard $0.rowTables.contains(table) else { return .none }
+            return $0.updatesOnly.contains(table) ? .updates : .all
+        }
     }
 
     /// True when the rows of some table are wanted.

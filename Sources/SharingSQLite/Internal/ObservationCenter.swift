@@ -93,7 +93,9 @@ final class ObservationCenter: Sendable {
         /// the schema it knew (see `refreshSchema`).
         var schemaGeneration = 0
         /// What the writer connection was last told to deliver.
-        var selection: (tables: Set<String>, all: Bool, rowTables: Set<String>) = ([], false, [])
+        var selection: (tables: Set<String>, all: Bool, rowTables: Set<String>, updatesOnly: Set<String>) = (
+            [], false, [], []
+        )
 
         mutating func add(_ record: Record) -> Int {
             nextID += 1
@@ -214,9 +216,12 @@ final class ObservationCenter: Sendable {
             let tables = Set(readersOfTable.keys)
             let all = !readersOfEverything.isEmpty
             let rowTables = Set(scopesOfTable.keys)
-            if rowTables != selection.rowTables {
+            // Where no reader filters rows, only an update can skip a reader (by its columns).
+            let updatesOnly = Set(scopesOfTable.filter { $0.value.values.allSatisfy { $0.filters == nil } }.keys)
+            if rowTables != selection.rowTables || updatesOnly != selection.updatesOnly {
                 selection.rowTables = rowTables
-                observed.updateRowTables(rowTables)
+                selection.updatesOnly = updatesOnly
+                observed.updateRowTables(rowTables, updatesOnly: updatesOnly)
             }
             guard tables != selection.tables || all != selection.all else { return }
             selection.tables = tables
@@ -234,19 +239,23 @@ final class ObservationCenter: Sendable {
 
     private let state = Lock(State())
     /// The writer's `data_version` and `schema_version` when last read; `data_version` only
-    /// moves for others' commits. Held while reading them, so that two readings never store out
-    /// of order.
+    /// moves for others' commits. Written on `versionQueue` only.
     private let versions = Lock<(data: Int64, schema: Int64)?>(nil)
     /// The schema generation each read connection last refreshed its schema for.
     private let schemaGenerations = Lock<[ObjectIdentifier: Int]>([:])
     private let watchesFile: Bool
     private let refreshQueue = DispatchQueue(label: "SharingSQLite.ObservationCenter.refresh")
+    /// Where `data_version` is checked, one check at a time, so that readings are stored in
+    /// order. Not `refreshQueue`: a check waits for the writer, which a pool's rounds need not.
+    private let versionQueue = DispatchQueue(label: "SharingSQLite.ObservationCenter.dataVersion")
+    /// Forwards the writer's commits to the center, once installed on the writer connection.
+    private let relay: CommitRelay
     /// The tables whose commits the writer delivers to the center: those of the index.
-    private let observedTables: ObservedTables
+    private var observedTables: ObservedTables { relay.tables }
 
-    private init(writer: any DatabaseWriter, observedTables: ObservedTables) {
+    private init(writer: any DatabaseWriter, relay: CommitRelay) {
         self.writer = writer
-        self.observedTables = observedTables
+        self.relay = relay
         var context = QueryContext()
         // Stores are fed by the center's rounds; they never fetch by themselves.
         context.maxRetries = 0
@@ -270,35 +279,29 @@ final class ObservationCenter: Sendable {
 
     private static let registry = Lock<[ObjectIdentifier: Registration]>([:])
 
-    /// The center of `writer`, created (and its commit hook installed) on first use.
+    /// The center of `writer`, created on first use.
     ///
-    /// Installing the hook runs on the writer's queue, so this must not be called from inside one
-    /// of its `write` or `read` closures.
+    /// It never waits for the writer, so it may be called from anywhere, even from inside one of
+    /// the writer's `read` or `write` closures: the commit hook is installed by the center's first
+    /// round, on the center's own queue, before that round reads.
     static func center(for writer: any DatabaseWriter) -> ObservationCenter {
         let id = ObjectIdentifier(writer)
-        let (center, relayToInstall) = registry.withLock { registry -> (ObservationCenter, CommitRelay?) in
+        return registry.withLock { registry -> ObservationCenter in
             if let registration = registry[id], registration.writer === writer {
-                if let center = registration.center { return (center, nil) }
-                let center = ObservationCenter(writer: writer, observedTables: registration.relay.tables)
+                if let center = registration.center { return center }
+                let center = ObservationCenter(writer: writer, relay: registration.relay)
                 registry[id]?.center = center
                 registration.relay.center.withLock { $0.center = center }
-                return (center, nil)
+                return center
             }
             // Forget writers that are gone, whose identifiers may be reused.
             registry = registry.filter { $0.value.writer != nil }
             let relay = CommitRelay()
-            let center = ObservationCenter(writer: writer, observedTables: relay.tables)
+            let center = ObservationCenter(writer: writer, relay: relay)
             relay.center.withLock { $0.center = center }
             registry[id] = Registration(writer: writer, center: center, relay: relay)
-            return (center, relay)
+            return center
         }
-        if let relayToInstall {
-            // The body cannot throw, so neither can the call.
-            _ = try? writer.writeWithoutTransaction { db in
-                db.addChangeObserver(observing: relayToInstall.tables) { changes in relayToInstall.deliver(changes) }
-            }
-        }
-        return center
     }
 
     /// The center of `writer` if it has one now.
@@ -505,10 +508,13 @@ final class ObservationCenter: Sendable {
 
     /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
     private func runRounds() {
+        // Before the first read: a commit made after it is then delivered, and one made before
+        // it is in what it reads.
+        relay.installIfNeeded(on: writer)
         if watchesFile && versions.withLock({ $0 == nil }) {
             // The baseline must predate the first read, or an outside commit between the two
             // would go unnoticed.
-            checkDataVersion()
+            versionQueue.sync { checkDataVersion() }
         }
         while true {
             typealias Entry = (
@@ -581,8 +587,8 @@ final class ObservationCenter: Sendable {
     private func startMonitoring() {
         let monitor = FileChangeMonitor(
             path: writer.path,
-            onStart: { [weak self] in self?.checkDataVersion() },
-            onChange: { [weak self] in self?.checkDataVersion() },
+            onStart: { [weak self] in self?.scheduleDataVersionCheck() },
+            onChange: { [weak self] in self?.scheduleDataVersionCheck() },
             onMove: { [weak self] move in self?.fileDidMove(move) })
         let extra = state.withLock { state -> FileChangeMonitor? in
             guard state.monitor == nil, state.readerCount > 0 else { return monitor }
@@ -592,24 +598,29 @@ final class ObservationCenter: Sendable {
         extra?.stop()
     }
 
-    /// Reads `data_version` on the writer connection (never from inside the state's lock: the
-    /// commit hook takes it on the writer's thread), and refetches everything if it moved.
+    /// Checks `data_version` without making the caller (the file monitor's thread) wait for the
+    /// writer: a file deleted while the writer is busy is still noticed at once.
+    private func scheduleDataVersionCheck() {
+        versionQueue.async { self.checkDataVersion() }
+    }
+
+    /// Reads `data_version` on the writer connection, and refetches everything if it moved.
+    /// Runs on `versionQueue` only, so no lock is held while it waits for the writer; and never
+    /// inside the state's lock, which the commit hook takes on the writer's thread.
     private func checkDataVersion() {
-        let (moved, schemaMoved) = versions.withLock { last -> (Bool, Bool) in
-            let previous = last
-            let current = try? writer.writeWithoutTransaction { db -> (data: Int64, schema: Int64) in
-                let data = try db.dataVersion
-                // A schema change by another connection is a commit of theirs: it moves
-                // `data_version` too, so `schema_version` needs reading only then.
-                if let previous, previous.data == data { return previous }
-                return (data, try db.fetchOne(Int64.self, "PRAGMA schema_version") ?? 0)
-            }
-            guard let current else { return (false, false) }
-            defer { last = current }
-            guard let last else { return (false, false) }
-            return (last.data != current.data, last.schema != current.schema)
+        dispatchPrecondition(condition: .onQueue(versionQueue))
+        let previous = versions.withLock { $0 }
+        let current = try? writer.writeWithoutTransaction { db -> (data: Int64, schema: Int64) in
+            let data = try db.dataVersion
+            // A schema change by another connection is a commit of theirs: it moves
+            // `data_version` too, so `schema_version` needs reading only then.
+            if let previous, previous.data == data { return previous }
+            return (data, try db.fetchOne(Int64.self, "PRAGMA schema_version") ?? 0)
         }
-        if moved { didChangeElsewhere(schema: schemaMoved) }
+        guard let current else { return }
+        versions.withLock { $0 = current }
+        guard let previous, previous.data != current.data else { return }
+        didChangeElsewhere(schema: previous.schema != current.schema)
     }
 
     /// Makes `db` forget the schema it knew, once per change of the schema by another process.
@@ -649,6 +660,27 @@ private final class CommitRelay: Sendable {
     /// The tables the queries of the current center read. A center gone leaves its tables
     /// selected, which costs a delivery to no one, until the next one selects its own.
     let tables = ObservedTables()
+    /// Whether the commit hook is on the writer connection yet.
+    private let installation = Lock(Installation.none)
+
+    private enum Installation { case none, installing, installed }
+
+    /// Installs the commit hook on the writer connection, once. Called on a center's queue
+    /// (one center per relay at a time), which may wait for the writer: the caller of
+    /// `center(for:)` never does.
+    func installIfNeeded(on writer: any DatabaseWriter) {
+        let claimed = installation.withLock { state -> Bool in
+            guard case .none = state else { return false }
+            state = .installing
+            return true
+        }
+        guard claimed else { return }
+        // The body cannot throw, so neither can the call.
+        _ = try? writer.writeWithoutTransaction { db in
+            db.addChangeObserver(observing: tables) { changes in self.deliver(changes) }
+        }
+        installation.withLock { $0 = .installed }
+    }
 
     func deliver(_ changes: DatabaseChanges) {
         center.withLock { $0.center }?.didCommit(changes)

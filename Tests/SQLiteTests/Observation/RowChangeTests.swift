@@ -44,6 +44,33 @@ import Testing
         #expect(seen.values.last?.0 == nil)
     }
 
+    @Test func tablesAskedForUpdatesOnlyReportInsertsAndDeletesWhole() throws {
+        try #require(PreupdateHook.functions != nil)
+        let queue = try DatabaseQueue()
+        try queue.write { db in try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)") }
+        let tables = ObservedTables(["t"])
+        tables.updateRowTables(["t"], updatesOnly: ["T"])
+        let seen = Box()
+        try queue.write { db in
+            db.addChangeObserver(observing: tables) { changes in seen.values.append((changes.rowChanges(in: "t"), nil))
+            }
+        }
+        try queue.write { db in try db.execute("INSERT INTO t(a) VALUES ('x')") }
+        #expect(seen.values.count == 1)
+        #expect(seen.values.last?.0 == nil, "an insert into an updates-only table was reported row by row")
+        try queue.write { db in try db.execute("UPDATE t SET a = 'y'") }
+        #expect(
+            seen.values.last?.0 == [
+                DatabaseChanges.RowChange(old: [.integer(1), .text("x")], new: [.integer(1), .text("y")])
+            ])
+        try queue.write { db in
+            try db.execute("UPDATE t SET a = 'z'")
+            try db.execute("DELETE FROM t")
+        }
+        #expect(seen.values.count == 3)
+        #expect(seen.values.last?.0 == nil, "a delete in an updates-only table was reported row by row")
+    }
+
     @Test func aRecordedRegionScopesTheRowsOfBuilderFilters() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in

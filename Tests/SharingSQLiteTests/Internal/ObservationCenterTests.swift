@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 import Locking
@@ -171,6 +172,56 @@ final class ManualClock: Sendable {
         #expect(reader.wrappedValue == 0, "the last value stays")
         // Fetching again does not bring a value from the deleted file back.
         await #expect(throws: SharingSQLiteError.databaseFileDeleted(path: path)) { try await reader.load() }
+    }
+
+    @Test(arguments: [false, true])
+    func theFirstReaderMayBeCreatedInsideAWriteOrARead(inWrite: Bool) async throws {
+        // A file, so that the file monitor starts too: neither it nor the commit hook may wait
+        // for the writer from inside the writer's own closure.
+        let db = try DatabaseQueue(path: temporaryDatabasePath())
+        try await db.write { db in try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)") }
+        let key = SharedReaderKey<Int>.fetchOne("SELECT count(*) FROM items", database: db)
+        // Synchronous: the closure runs on the writer's queue, as it would in a caller's write.
+        func makeReader() throws -> SharedReader<Int> {
+            if inWrite {
+                return try db.write { db in
+                    try db.execute("INSERT INTO items(title) VALUES ('a')")
+                    return SharedReader(wrappedValue: -1, key)
+                }
+            }
+            return try db.read { _ in SharedReader(wrappedValue: -1, key) }
+        }
+        let reader = try makeReader()
+        try await eventually(reader) { $0.wrappedValue == (inWrite ? 1 : 0) }
+        try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('b')") }
+        try await eventually(reader) { $0.wrappedValue == (inWrite ? 2 : 1) }
+    }
+
+    @Test func aFileDeletedWhileTheWriterIsBusyIsReportedAtOnce() async throws {
+        let path = temporaryDatabasePath()
+        let pool = try DatabasePool(path: path)
+        try await pool.write { db in try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)") }
+        let reader = SharedReader<Int>(value: -1)
+        try await reader.load(.fetchOne("SELECT count(*) FROM items", database: pool))
+        // The writer stays busy until the end of the test.
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? pool.write { db in
+                try db.execute("INSERT INTO items(title) VALUES ('a')")
+                entered.signal()
+                release.wait()
+            }
+        }
+        defer { release.signal() }
+        entered.wait()
+        // A change next to the file wakes the monitor, whose check of `data_version` must wait
+        // for the writer; the deletion right after must not wait behind it.
+        #expect(FileManager.default.createFile(atPath: path + "-journal", contents: Data()))
+        try FileManager.default.removeItem(atPath: path)
+        try await eventually(reader) {
+            $0.loadError as? SharingSQLiteError == .databaseFileDeleted(path: path)
+        }
     }
 
     @Test func aReplacedFileIsReportedToItsReaders() async throws {
