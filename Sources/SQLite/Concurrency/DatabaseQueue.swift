@@ -47,11 +47,12 @@ public final class DatabaseQueue: DatabaseWriter {
         try executor.sync { try body(database) }
     }
 
-    /// Reads inside a deferred transaction, for a consistent snapshot, with `query_only` on so
-    /// that a write attempted from a read fails instead of slipping through.
+    /// Reads inside a deferred transaction, for a consistent snapshot, with every statement that
+    /// may change the database refused, so that a write attempted from a read fails instead of
+    /// slipping through.
     static func readOnly<T>(_ database: Database, _ body: (Database) throws -> T) throws -> T {
-        try database.execute("PRAGMA query_only = 1")
-        defer { try? database.execute("PRAGMA query_only = 0") }
+        database.tracker.readsOnly = true
+        defer { database.tracker.readsOnly = false }
         return try database.transaction(.deferred, body)
     }
 }

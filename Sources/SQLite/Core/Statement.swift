@@ -55,6 +55,9 @@ public final class Statement {
     let changesSchema: Bool
     /// What the statement does to transactions and savepoints.
     @usableFromInline let control: TransactionControl?
+    /// True when the statement may change the database (SQLite's `sqlite3_stmt_readonly`), which
+    /// a read refuses.
+    let writes: Bool
     /// True when the change tracker must hear of each run: the statement writes, or controls
     /// transactions.
     @usableFromInline let concernsTracker: Bool
@@ -76,7 +79,8 @@ public final class Statement {
         self.readRegion = readRegion
         self.writtenTables = writtenTables
         self.control = control
-        self.concernsTracker = !writtenTables.isEmpty || control != nil
+        self.writes = sqlite3_stmt_readonly(handle) == 0
+        self.concernsTracker = !writtenTables.isEmpty || control != nil || writes
         self.tracker = tracker
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
         (columnCount, columnNames) = Self.columns(of: handle)

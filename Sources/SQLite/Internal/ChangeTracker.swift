@@ -71,9 +71,23 @@ final class ChangeTracker {
     /// transaction, since the migrator runs it in a transaction of its own.
     var migration: (identifier: String, file: String?)? {
         didSet {
-            isActive = hooksInstalled || migration != nil
+            updateIsActive()
             refusal = nil
         }
+    }
+
+    /// True while a read runs on a connection that can also write (a `DatabaseQueue`): every
+    /// statement that may change the database fails.
+    ///
+    /// A Swift check rather than `PRAGMA query_only`: setting a flag pragma expires every
+    /// prepared statement of the connection, so each read made SQLite prepare all its statements
+    /// again.
+    var readsOnly = false {
+        didSet { updateIsActive() }
+    }
+
+    private func updateIsActive() {
+        isActive = hooksInstalled || migration != nil || readsOnly
     }
     /// The first statement of the running migration that was refused; a migration that catches
     /// the error still fails.
@@ -241,6 +255,11 @@ final class ChangeTracker {
                 reason: .transactionControl(sql: statement.sql))
             if refusal == nil { refusal = error }
             throw error
+        }
+        if readsOnly && statement.writes {
+            throw SQLiteError(
+                code: SQLITE_READONLY, message: "attempt to write a readonly database: a read cannot write",
+                sql: statement.sql)
         }
         guard hooksInstalled else { return }
         updateRowRecording()

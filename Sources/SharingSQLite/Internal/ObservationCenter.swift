@@ -71,9 +71,11 @@ final class ObservationCenter: Sendable {
         var readersOfTable: [String: Set<Int>] = [:]
         /// The records whose region is unknown: every commit may change them.
         var readersOfEverything: Set<Int> = []
-        /// Table → the records that read part of it, with that part. The others of
-        /// `readersOfTable` read it whole.
+        /// Table → the records that read part of it, with that part.
         var scopesOfTable: [String: [Int: RowScope]] = [:]
+        /// Table → the records that read it whole: those of `readersOfTable` not in
+        /// `scopesOfTable`, kept apart so that a commit finds them without testing the others.
+        var wholeReadersOfTable: [String: Set<Int>] = [:]
         /// Table → column → value → the scoped records whose filter requires that value there:
         /// a changed row finds them without testing the others.
         var readersOfValue: [String: [Int: [SQLiteValue: Set<Int>]]] = [:]
@@ -119,7 +121,13 @@ final class ObservationCenter: Sendable {
                 for table in region.tables.keys {
                     readersOfTable[table]?.remove(id)
                     if readersOfTable[table]?.isEmpty == true { readersOfTable.removeValue(forKey: table) }
-                    guard let scope = scopesOfTable[table]?.removeValue(forKey: id) else { continue }
+                    guard let scope = scopesOfTable[table]?.removeValue(forKey: id) else {
+                        wholeReadersOfTable[table]?.remove(id)
+                        if wholeReadersOfTable[table]?.isEmpty == true {
+                            wholeReadersOfTable.removeValue(forKey: table)
+                        }
+                        continue
+                    }
                     if scopesOfTable[table]?.isEmpty == true { scopesOfTable.removeValue(forKey: table) }
                     if let (column, values) = Self.equalityKeys(of: scope) {
                         for value in values {
@@ -147,7 +155,10 @@ final class ObservationCenter: Sendable {
             case .region(let region):
                 for table in region.tables.keys {
                     readersOfTable[table, default: []].insert(id)
-                    guard let scope = region.rowScopes[table] else { continue }
+                    guard let scope = region.rowScopes[table] else {
+                        wholeReadersOfTable[table, default: []].insert(id)
+                        continue
+                    }
                     scopesOfTable[table, default: [:]][id] = scope
                     if let (column, values) = Self.equalityKeys(of: scope) {
                         for value in values {
@@ -166,10 +177,11 @@ final class ObservationCenter: Sendable {
             return filters[0].equalityKeys
         }
 
-        /// The records of `ids` (those reading `table`) that the changed `rows` may affect.
-        func affected(by rows: [DatabaseChanges.RowChange], in table: String, readers ids: Set<Int>) -> Set<Int> {
+        /// The records reading `table` that the changed `rows` may affect. The work grows with
+        /// the rows and the readers they may match, not with the readers of the table.
+        func affected(by rows: [DatabaseChanges.RowChange], in table: String) -> Set<Int> {
             let scopes = scopesOfTable[table] ?? [:]
-            var affected = Set(ids.filter { scopes[$0] == nil })
+            var affected = wholeReadersOfTable[table] ?? []
             let indexed = readersOfValue[table] ?? [:]
             let unindexed = unindexedScopes[table] ?? []
             func test(_ id: Int, _ row: DatabaseChanges.RowChange) {
@@ -473,7 +485,7 @@ final class ObservationCenter: Sendable {
             for table in changes.changedTables {
                 guard let ids = state.readersOfTable[table] else { continue }
                 if state.scopesOfTable[table] != nil, let rows = changes.rowChanges(in: table) {
-                    for id in state.affected(by: rows, in: table, readers: ids) { state.changed(id, stale: &stale) }
+                    for id in state.affected(by: rows, in: table) { state.changed(id, stale: &stale) }
                 } else {
                     for id in ids { state.changed(id, stale: &stale) }
                 }
