@@ -7,7 +7,7 @@ import Testing
 private struct ColumnCount: FetchableRow, Equatable, Sendable {
     var count: Int
     init(count: Int) { self.count = count }
-    init(row: Row) throws { count = row.count }
+    init(row: BorrowedRow) throws { count = row.count }
 }
 
 @Suite struct SchemaAndScriptTests {

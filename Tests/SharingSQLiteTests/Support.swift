@@ -13,7 +13,7 @@ struct Item: FetchableRow, Equatable, Sendable {
         self.id = id
         self.title = title
     }
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         id = try row[0]
         title = try row[1]
     }

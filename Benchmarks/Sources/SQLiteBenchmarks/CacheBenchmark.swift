@@ -11,7 +11,7 @@ import Synchronization
 struct CachedItem: FetchableRow, Equatable, Sendable {
     var id: Int64
     var title: String
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         id = try row[0]
         title = try row[1]
     }

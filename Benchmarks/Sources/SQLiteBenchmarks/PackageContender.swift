@@ -6,7 +6,7 @@ struct PackageContender: Contender {
 
     struct Item: FetchableRow {
         var id: Int64, title: String, done: Bool, priority: Int, createdAt: Double
-        init(row: Row) throws {
+        init(row: BorrowedRow) throws {
             id = try row[0]
             title = try row[1]
             done = try row[2]
@@ -21,7 +21,7 @@ struct PackageContender: Contender {
 
     struct Ints: FetchableRow {
         var v: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64)
-        init(row: Row) throws {
+        init(row: BorrowedRow) throws {
             v = (
                 try row[0], try row[1], try row[2], try row[3], try row[4],
                 try row[5], try row[6], try row[7], try row[8], try row[9]

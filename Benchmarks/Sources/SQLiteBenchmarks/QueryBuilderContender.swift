@@ -6,7 +6,7 @@ struct QueryBuilderContender: Contender {
     struct Item: TableRecord, FetchableRow {
         static let tableName = "items"
         var id: Int64, title: String, done: Bool, priority: Int, createdAt: Double
-        init(row: Row) throws {
+        init(row: BorrowedRow) throws {
             id = try row[0]
             title = try row[1]
             done = try row[2]

@@ -9,13 +9,13 @@
 /// that owns the connection, inside the same `read` or `write` block.
 public final class Cursor<Element> {
     private let statement: Statement
-    private let decode: (Row) throws -> Element
+    private let decode: (BorrowedRow) throws -> Element
     private let onFinish: (() -> Void)?
     private var isDone = false
 
     init(
         statement: Statement, arguments: [SQLiteValue], onFinish: (() -> Void)? = nil,
-        decode: @escaping (Row) throws -> Element
+        decode: @escaping (BorrowedRow) throws -> Element
     ) throws {
         try statement.bind(arguments)
         self.statement = statement
@@ -34,7 +34,7 @@ public final class Cursor<Element> {
                 finish()
                 return nil
             }
-            return try decode(Row(statement: statement))
+            return try decode(BorrowedRow(statement: statement))
         } catch {
             finish()
             throw error

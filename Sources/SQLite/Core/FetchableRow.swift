@@ -3,7 +3,7 @@
 /// ```swift
 /// struct Item: FetchableRow {
 ///     var id: Int64, title: String, done: Bool
-///     init(row: Row) throws {
+///     init(row: BorrowedRow) throws {
 ///         id = try row[0]
 ///         title = try row[1]
 ///         done = try row[2]
@@ -13,8 +13,8 @@
 /// ```
 ///
 /// The row reads straight from the statement and is valid only during this call; use
-/// ``Row/copy()`` to keep it.
+/// ``BorrowedRow/copy()`` to keep it.
 public protocol FetchableRow {
     /// Decodes one row. Throw (typically by letting a typed `row[…]` read throw) when it does not fit.
-    init(row: Row) throws
+    init(row: BorrowedRow) throws
 }

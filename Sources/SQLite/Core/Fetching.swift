@@ -4,8 +4,8 @@
 /// text, and comes in three shapes: `fetchAll` (an array), `fetchOne` (the first row, or nil) and
 /// `cursor` (a lazy sequence). The type decides how rows decode:
 ///
-/// - ``Row``: the raw row.
-/// - ``FetchableRow``: hand-written `init(row:)`, the fastest.
+/// - ``Row``: the raw row, with its own copy of the values, so it can be kept and sent to other tasks.
+/// - ``FetchableRow``: hand-written `init(row:)` over a ``BorrowedRow``, the fastest.
 /// - `Decodable`: coding keys name columns.
 /// - ``SQLiteValueConvertible`` (`Int`, `String`, `Date`…): the first column of each row.
 ///
@@ -155,7 +155,9 @@ extension Statement {
     /// Runs the statement and decodes every row with `decode`. The row passed to `decode` reads
     /// from the statement directly and is valid only during the call.
     @inlinable
-    public func fetchAll<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> [T] {
+    public func fetchAll<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (BorrowedRow) throws -> T) throws
+        -> [T]
+    {
         precondition(!isBusy, "this statement is being iterated by a cursor")
         try bind(arguments)
         return try fetchAllBound(decode: decode)
@@ -163,7 +165,9 @@ extension Statement {
 
     /// Runs the statement and decodes the first row with `decode`, or returns nil when there is none.
     @inlinable
-    public func fetchOne<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (Row) throws -> T) throws -> T? {
+    public func fetchOne<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (BorrowedRow) throws -> T) throws
+        -> T?
+    {
         precondition(!isBusy, "this statement is being iterated by a cursor")
         try bind(arguments)
         return try fetchOneBound(decode: decode)
@@ -171,12 +175,12 @@ extension Statement {
 
     /// ``fetchAll(_:_:decode:)`` with the arguments already bound.
     @inlinable @inline(__always)
-    func fetchAllBound<T>(decode: (Row) throws -> T) throws -> [T] {
+    func fetchAllBound<T>(decode: (BorrowedRow) throws -> T) throws -> [T] {
         defer { reset() }
         // The row is made after the first step, which may have found the statement prepared
         // again with other columns.
         guard try step() else { return [] }
-        var row = Row(statement: self)
+        var row = BorrowedRow(statement: self)
         var result: [T] = []
         while true {
             result.append(try decode(row))
@@ -187,10 +191,10 @@ extension Statement {
 
     /// ``fetchOne(_:_:decode:)`` with the arguments already bound.
     @inlinable @inline(__always)
-    func fetchOneBound<T>(decode: (Row) throws -> T) throws -> T? {
+    func fetchOneBound<T>(decode: (BorrowedRow) throws -> T) throws -> T? {
         defer { reset() }
         guard try step() else { return nil }
-        return try decode(Row(statement: self))
+        return try decode(BorrowedRow(statement: self))
     }
 
     /// A decoder for `T` with this statement's plan. Call `finish()` on it when the fetch ends.
@@ -242,7 +246,7 @@ extension Statement {
 
     /// The first column, converted; NULL gives nil.
     @inlinable
-    static func optionalFirstColumn<T: SQLiteValueConvertible>(_ row: Row) throws -> T? {
+    static func optionalFirstColumn<T: SQLiteValueConvertible>(_ row: BorrowedRow) throws -> T? {
         let value = row.value(at: 0)
         if value.isNull { return nil }
         guard let decoded = T(sqliteValue: value) else { throw row.decodingError(T.self, index: 0, value: value) }

@@ -12,11 +12,11 @@ struct RecordWrite {
     /// Steps the statement to the end and returns how many rows it changed, with the rows of a
     /// `RETURNING` clause handed to `row`. A constraint failure becomes a ``ConstraintViolation``;
     /// SQLite has then undone the statement.
-    func run(_ db: Database, row: ((Row) throws -> Void)? = nil) throws -> Int {
+    func run(_ db: Database, row: ((BorrowedRow) throws -> Void)? = nil) throws -> Int {
         guard let row else { return try statement.runWrite(db, layout: layout) }
         defer { statement.reset() }
         do {
-            while try statement.step() { try row(Row(statement: statement)) }
+            while try statement.step() { try row(BorrowedRow(statement: statement)) }
         } catch {
             throw ConstraintViolation.mapping(error, table: layout.table)
         }

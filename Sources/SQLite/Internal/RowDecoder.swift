@@ -124,22 +124,22 @@ final class RowDecoder: Decoder {
         generation = statement.generation
     }
 
-    /// The row the decoder stands on, for the paths that need a ``Row``.
-    var row: Row {
-        var row = Row(statement: statement)
+    /// The row the decoder stands on, for the paths that need a ``BorrowedRow``.
+    var row: BorrowedRow {
+        var row = BorrowedRow(statement: statement)
         row.generation = generation
         return row
     }
 
     /// Decodes `row`, which must come from the decoder's statement.
     @inlinable
-    func decode<T: Decodable>(_ type: T.Type, row: Row) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, row: BorrowedRow) throws -> T {
         moveTo(row)
         return try T(from: self)
     }
 
     @usableFromInline
-    func moveTo(_ row: Row) {
+    func moveTo(_ row: BorrowedRow) {
         precondition(row.handle == handle, "a RowDecoder decodes rows of its own statement")
         generation = row.generation
         plan.startRow()
@@ -157,7 +157,7 @@ final class RowDecoder: Decoder {
     func read<T: SQLiteValueConvertible>(_ type: T.Type, at index: Int) -> T? {
         precondition(
             generationPointer.pointee == generation,
-            "A Row read from a statement was used after the fetch moved on; keep rows with row.copy()")
+            "A row read from a statement was used after the fetch moved on; keep rows with row.copy()")
         return T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
     }
 
@@ -375,7 +375,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// `init(from:)` for single-value types (a `RawRepresentable` enum), and from JSON text for
 /// nested keyed or unkeyed values.
 struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
-    let row: Row
+    let row: BorrowedRow
     let index: Int
     let key: (any CodingKey)?
     var codingPath: [any CodingKey] { key.map { [$0] } ?? [] }

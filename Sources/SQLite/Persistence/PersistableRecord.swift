@@ -9,7 +9,7 @@
 ///     var title: String
 ///     var done = false
 ///     mutating func didInsert(rowID: Int64) { id = rowID }
-///     init(row: Row) throws { … }
+///     init(row: BorrowedRow) throws { … }
 /// }
 ///
 /// var item = Item(title: "milk")

@@ -4,7 +4,7 @@
 /// struct Item: TableRecord, FetchableRow {
 ///     static let tableName = "items"
 ///     var id: Int64, title: String
-///     init(row: Row) throws { id = try row["id"]; title = try row["title"] }
+///     init(row: BorrowedRow) throws { id = try row["id"]; title = try row["title"] }
 /// }
 /// let open = try Item.all().filter(Column("done") == false).fetchAll(db)
 /// ```

@@ -14,7 +14,7 @@ enum WritingRecordsArticle {
 
         init(title: String) { self.title = title }
 
-        init(row: Row) throws {
+        init(row: BorrowedRow) throws {
             id = try row["id"]
             title = try row["title"]
             isCompleted = try row["isCompleted"]

@@ -16,7 +16,7 @@ private struct Item: FetchableRow, Equatable {
         self.priority = priority
     }
 
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         id = try row["id"]
         title = try row["title"]
         done = try row["done"]
@@ -37,7 +37,7 @@ private struct CodableItem: Decodable, Equatable {
 private struct Both: FetchableRow, Decodable {
     var title: String
     var viaRow: Bool
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         title = try row[0]
         viaRow = true
     }
@@ -144,7 +144,7 @@ struct FetchingTests {
         let db = try makeItemsDatabase()
         struct Strict: FetchableRow {
             var priority: Int
-            init(row: Row) throws { priority = try row["priority"] }
+            init(row: BorrowedRow) throws { priority = try row["priority"] }
         }
         let error = #expect(throws: RowDecodingError.self) {
             try db.fetchAll(Strict.self, "SELECT priority FROM items ORDER BY id")
@@ -206,7 +206,7 @@ struct FetchingTests {
         let db = try makeItemsDatabase()
         struct Keeper: FetchableRow {
             var row: Row
-            init(row: Row) throws { self.row = row.copy() }
+            init(row: BorrowedRow) throws { self.row = row.copy() }
         }
         let kept = try db.fetchAll(Keeper.self, "SELECT title FROM items ORDER BY id")
         #expect(try kept.map { try $0.row["title"] as String } == ["milk", "bread", "eggs"])

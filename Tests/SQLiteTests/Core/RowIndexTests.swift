@@ -6,12 +6,12 @@ import Testing
 struct RowIndexTests {
     private struct ThirdColumn: FetchableRow {
         var value: String
-        init(row: Row) throws { value = try row[2] }
+        init(row: BorrowedRow) throws { value = try row[2] }
     }
 
     private struct NegativeColumn: FetchableRow {
         var value: Int
-        init(row: Row) throws { value = try row[-1] }
+        init(row: BorrowedRow) throws { value = try row[-1] }
     }
 
     @Test("reading past the last column of a fetched row throws, naming the index, the column count and the SQL")

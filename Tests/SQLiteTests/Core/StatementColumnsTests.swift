@@ -14,7 +14,7 @@ struct StatementColumnsTests {
     private struct NamedItem: FetchableRow, Equatable {
         var id: Int
         var extra: String?
-        init(row: Row) throws {
+        init(row: BorrowedRow) throws {
             id = try row["id"]
             extra = row.hasColumn("extra") ? try row["extra"] : nil
         }

@@ -62,7 +62,7 @@ struct ItemRecord: PersistableRecord, FetchableRow, Equatable {
         self.due = due
     }
 
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         id = try row["id"]
         listID = try row["list_id"]
         title = try row["title"]
@@ -125,7 +125,7 @@ struct Membership: PersistableRecord, Codable, FetchableRow, Equatable {
         self.role = role
     }
 
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         listID = try row["list_id"]
         user = try row["user"]
         role = try row["role"]

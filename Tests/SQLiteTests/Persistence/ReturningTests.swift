@@ -54,7 +54,7 @@ import Testing
             static let databaseColumns = ["id", "title"]
             var id: Int64?, title: String, priority: Int?, createdAt: String?
             init(title: String) { self.title = title }
-            init(row: Row) throws {
+            init(row: BorrowedRow) throws {
                 id = try row["id"]
                 title = try row["title"]
                 priority = try row["priority"]

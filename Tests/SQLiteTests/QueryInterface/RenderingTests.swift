@@ -6,7 +6,7 @@ import Testing
 private struct Item: TableRecord, FetchableRow {
     static let tableName = "items"
     var id: Int64
-    init(row: Row) throws { id = try row["id"] }
+    init(row: BorrowedRow) throws { id = try row["id"] }
 }
 
 /// The SQL text and arguments of one expression.

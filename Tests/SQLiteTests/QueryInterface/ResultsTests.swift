@@ -8,7 +8,12 @@ private struct Item: TableRecord, FetchableRow, Equatable {
     var id: Int64
     var title: String
     var priority: Int?
-    init(row: Row) throws {
+    init(id: Int64, title: String, priority: Int?) {
+        self.id = id
+        self.title = title
+        self.priority = priority
+    }
+    init(row: BorrowedRow) throws {
         id = try row["id"]
         title = try row["title"]
         priority = try row["priority"]
@@ -96,7 +101,7 @@ struct ResultsTests {
         let db = try makeDatabase()
         #expect(
             try Item.all().filter(Column("id") == 3).fetchOne(db)
-                == Item(row: Row(columnNames: ["id", "title", "priority"], values: [3, "eggs", 1])))
+                == Item(id: 3, title: "eggs", priority: 1))
         #expect(try Item.all().filter(Column("id") == 42).fetchOne(db) == nil)
         #expect(try Item.all().sort(Column("title").desc).fetchOne(db)?.title == "milk")
         #expect(try Item.fetchCount(db) == 6)

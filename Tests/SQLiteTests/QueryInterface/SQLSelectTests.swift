@@ -6,7 +6,7 @@ private struct Item: TableRecord, FetchableRow, Equatable {
     static let tableName = "items"
     var id: Int64
     var title: String
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         id = try row["id"]
         title = try row["title"]
     }

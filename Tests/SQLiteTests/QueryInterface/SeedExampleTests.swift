@@ -7,7 +7,7 @@ private struct Item: TableRecord, FetchableRow, Hashable, Sendable {
     static let tableName = "items"
     var id: Int64
     var timestamp: Date
-    init(row: Row) throws {
+    init(row: BorrowedRow) throws {
         id = try row["id"]
         timestamp = try row["timestamp"]
     }

@@ -14,7 +14,7 @@ enum ObservingChangesArticle {
     struct Message: TableRecord, FetchableRow, Equatable, Sendable {
         static let tableName = "messages"
         var id: Int64
-        init(row: Row) throws { id = try row["id"] }
+        init(row: BorrowedRow) throws { id = try row["id"] }
     }
 
     struct Inbox: FetchKeyRequest {

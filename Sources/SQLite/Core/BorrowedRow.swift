@@ -1,0 +1,137 @@
+import CSQLite
+
+/// The current row of a statement, handed to ``FetchableRow/init(row:)``: it reads each column
+/// straight from SQLite, which is what makes hand-written decoding as fast as the C API.
+///
+/// ```swift
+/// init(row: BorrowedRow) throws {
+///     id = try row[0]
+///     title = try row["title"]
+/// }
+/// ```
+///
+/// It is valid only during the call it is handed to: once the fetch steps on, its statement
+/// stands on another row, and reading it traps rather than return that row's values. Keep it with
+/// ``copy()``, which makes an owned ``Row``.
+///
+/// `BorrowedRow` is deliberately not `Sendable`. It reads from a statement that belongs to one
+/// connection and is used on that connection's thread only; from another thread it would race
+/// with the fetch that steps the statement. Without the conformance, the compiler refuses to send
+/// it to another task or isolation domain; send its ``copy()`` instead.
+public struct BorrowedRow {
+    // Plain fields: column reads go through `handle` and `generationPointer`, which are plain
+    // pointers and cost no reference counting.
+
+    /// Held so the statement outlives the row; reads use `handle` instead.
+    @usableFromInline let statement: Statement
+    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>
+    @usableFromInline let columnCount: Int
+    /// The statement's step generation for the row this stands on. Fetch loops move one row
+    /// value along the statement by updating it, which spares a reference count per row.
+    @usableFromInline var generation: UInt64
+
+    @inlinable
+    init(statement: Statement) {
+        self.statement = statement
+        handle = statement.handle
+        generationPointer = statement.generationPointer
+        columnCount = statement.columnCount
+        generation = statement.generation
+    }
+
+    /// Moves the row to the statement's current row.
+    @inlinable
+    mutating func advance() {
+        generation = generationPointer.pointee
+    }
+
+    /// Traps when the statement has stepped past this row: reading it now would return another
+    /// row's values.
+    @inlinable
+    func checkCurrent() {
+        precondition(
+            generationPointer.pointee == generation,
+            "A BorrowedRow was used after the fetch moved on; keep rows with row.copy()")
+    }
+
+    /// How many columns the row has.
+    @inlinable
+    public var count: Int { columnCount }
+
+    /// The column names, in order.
+    public var columnNames: [String] { statement.columnNames }
+
+    /// All values, in column order.
+    public var values: [SQLiteValue] {
+        (0..<columnCount).map { value(at: $0) }
+    }
+
+    /// An owned row with the same names and values, safe to keep after the fetch moves on and to
+    /// send to other tasks.
+    public func copy() -> Row {
+        checkCurrent()
+        return Row(columnNames: statement.columnNames, values: values)
+    }
+
+    /// The value at `index`. Traps when `index` is out of range, as arrays do.
+    @inlinable
+    public func value(at index: Int) -> SQLiteValue {
+        checkCurrent()
+        precondition(index >= 0 && index < columnCount, "column index \(index) out of range")
+        return SQLiteValue(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
+    }
+
+    /// The index of the named column, matched exactly first and then ignoring case as SQL does.
+    public func index(ofColumn name: String) -> Int? {
+        statement.columnIndex(named: name)
+    }
+
+    /// The value of the named column, or nil when the row has no such column.
+    public func value(named name: String) -> SQLiteValue? {
+        namedValue(name)
+    }
+
+    /// True when the row has a column with this name.
+    public func hasColumn(_ name: String) -> Bool {
+        index(ofColumn: name) != nil
+    }
+
+    /// The value at `index`, converted to `T`.
+    ///
+    /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
+    /// and `T` is not optional, or when it has a type `T` cannot represent.
+    @inlinable
+    public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
+        @inline(__always) get throws {
+            checkCurrent()
+            // One unsigned comparison rejects negative indexes too.
+            guard UInt(bitPattern: index) < UInt(bitPattern: columnCount) else {
+                throw indexOutOfRange(T.self, index: index)
+            }
+            if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
+            throw decodingError(T.self, index: index, value: value(at: index))
+        }
+    }
+
+    /// The value of the named column, converted to `T`.
+    ///
+    /// Throws ``RowDecodingError`` when there is no such column, or the value does not convert.
+    @inlinable
+    public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
+        get throws {
+            guard let index = index(ofColumn: name) else { throw columnNotFound(T.self, name: name) }
+            return try self[index]
+        }
+    }
+}
+
+extension BorrowedRow: RowReading {
+    @usableFromInline
+    var sql: String? { statement.sql }
+}
+
+extension BorrowedRow: CustomStringConvertible {
+    /// `[id:1 title:'milk' done:0]`
+    public var description: String { textDescription }
+}
