@@ -75,7 +75,7 @@ extension RowObservationTests {
                     name: "c\(index)", type: type, integersOnly: type == "INTEGER" && Bool.random(using: &random)))
         }
         let db = try DatabaseQueue()
-        try await db.writeWithoutTransaction { db in try db.execute("PRAGMA foreign_keys = ON") }
+        try db.writeWithoutTransaction { db in try db.execute("PRAGMA foreign_keys = ON") }
         try await db.write { [columns] db in
             try db.execute("CREATE TABLE parents(id INTEGER PRIMARY KEY, label TEXT)")
             let definitions = columns.dropFirst().map { "\($0.name) \($0.type)" }.joined(separator: ", ")

@@ -17,7 +17,7 @@ import Testing
         let tables = ObservedTables(["t", "u"])
         let seen = Box()
         try queue.write { db in
-            db.addChangeObserver(observing: tables) { changes in
+            _ = db.addChangeObserver(observing: tables) { changes in
                 seen.values.append((changes.rowChanges(in: "t"), changes.rowChanges(in: "u")))
             }
         }
@@ -52,7 +52,8 @@ import Testing
         tables.updateRowTables(["t"], updatesOnly: ["T"])
         let seen = Box()
         try queue.write { db in
-            db.addChangeObserver(observing: tables) { changes in seen.values.append((changes.rowChanges(in: "t"), nil))
+            _ = db.addChangeObserver(observing: tables) { changes in
+                seen.values.append((changes.rowChanges(in: "t"), nil))
             }
         }
         try queue.write { db in try db.execute("INSERT INTO t(a) VALUES ('x')") }
