@@ -45,7 +45,8 @@ struct SQLSelect: Hashable, Sendable {
                 renderer.append("SELECT count(*) FROM (")
                 renderSelect(into: renderer)
                 renderLimit(into: renderer, one: false)
-                renderer.append(")")
+                // PostgreSQL before 16 requires a subquery in FROM to be named.
+                renderer.append(renderer.dialect == .postgreSQL ? ") AS \"rows\"" : ")")
             } else {
                 renderer.append("SELECT count(*) FROM ")
                 renderer.appendIdentifier(tableName)

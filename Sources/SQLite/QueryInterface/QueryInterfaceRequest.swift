@@ -117,10 +117,19 @@ public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
 
     /// The request's SQL and arguments, for logs and tests; fetches render into the
     /// connection's buffers instead.
-    func render(_ rendering: SQLSelect.Rendering) -> SQLRenderer {
-        let renderer = SQLRenderer()
+    func render(_ rendering: SQLSelect.Rendering, dialect: SQLDialect = .sqlite) -> SQLRenderer {
+        let renderer = SQLRenderer(dialect: dialect)
         select.render(rendering, into: renderer)
         return renderer
+    }
+
+    /// The request in another dialect, for the sources that run it elsewhere than on SQLite:
+    /// its rows (`one`: at most the first), or their count.
+    package func rendered(
+        _ dialect: SQLDialect, one: Bool = false, count: Bool = false
+    ) -> (sql: String, arguments: [SQLiteValue], unsupported: String?) {
+        let renderer = render(count ? .count : one ? .one : .all, dialect: dialect)
+        return (renderer.sql, renderer.arguments, renderer.unsupported)
     }
 }
 

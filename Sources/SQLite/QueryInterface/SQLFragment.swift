@@ -35,6 +35,16 @@ struct SQLFragment: Hashable, Sendable {
     }
 }
 
+/// The SQL dialects a request renders to.
+package enum SQLDialect: Sendable {
+    /// SQLite's: `?` placeholders.
+    case sqlite
+    /// PostgreSQL's, for the same results as SQLite's: `$1, $2…` placeholders, `ILIKE` for
+    /// SQLite's ASCII-case-insensitive `LIKE`, `TRUE`/`FALSE` for the empty `AND`/`OR`, and
+    /// NULLs placed where SQLite places them (first in ascending order).
+    case postgreSQL
+}
+
 /// Turns expressions and fragments into SQL text and the arguments to bind, in one pass.
 ///
 /// The text accumulates as UTF-8 bytes in storage of its own, and becomes a `String` only when
@@ -42,6 +52,10 @@ struct SQLFragment: Hashable, Sendable {
 /// one renderer and reuses its storage, so rendering a request allocates nothing.
 @usableFromInline
 final class SQLRenderer {
+    let dialect: SQLDialect
+    /// The first construct the dialect cannot express (PostgreSQL has no `GLOB`), if any: the
+    /// rendered SQL must not run.
+    package private(set) var unsupported: String?
     // Only used by one rendering at a time; dynamic exclusivity checks would cost more than
     // the appends.
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
@@ -50,7 +64,8 @@ final class SQLRenderer {
     /// The values bound to the `?` placeholders, in order.
     @exclusivity(unchecked) var arguments: [SQLiteValue] = []
 
-    init(capacity: Int = 128) {
+    init(capacity: Int = 128, dialect: SQLDialect = .sqlite) {
+        self.dialect = dialect
         self.capacity = max(capacity, 16)
         storage = .allocate(byteCount: self.capacity, alignment: 1)
     }
@@ -73,6 +88,7 @@ final class SQLRenderer {
     func removeAll() {
         count = 0
         arguments.removeAll(keepingCapacity: true)
+        unsupported = nil
     }
 
     @inline(__always)
@@ -105,6 +121,29 @@ final class SQLRenderer {
 
     /// SQL text written by this module, kept in a fragment.
     func append(text: String) {
+        if dialect == .postgreSQL, let translated = postgreSQLText(for: text) {
+            return appendRaw(translated)
+        }
+        appendRaw(text)
+    }
+
+    /// The PostgreSQL spelling of the few pieces of SQLite text that differ, or nil when the
+    /// text is the same in both.
+    private func postgreSQLText(for text: String) -> String? {
+        switch text {
+        // SQLite's LIKE ignores the case of ASCII letters, as ILIKE does under the C locale.
+        case " LIKE ": return " ILIKE "
+        // The empty AND and OR: SQLite's booleans are integers, PostgreSQL's are not.
+        case "1": return "TRUE"
+        case "0": return "FALSE"
+        case " GLOB ":
+            if unsupported == nil { unsupported = "GLOB" }
+            return nil
+        default: return nil
+        }
+    }
+
+    private func appendRaw(_ text: String) {
         let copied: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
             if let base = utf8.baseAddress { append(base, byteCount: utf8.count) }
         }
@@ -119,7 +158,7 @@ final class SQLRenderer {
             appendIdentifier(name)
         case .comparison(let name, let op, let value):
             appendIdentifier(name)
-            append(op.sql)
+            if dialect == .sqlite { append(op.sql) } else { append(text: op.sql.description) }
             appendBinding(value)
         case .fragment(let fragment, _):
             append(fragment)
@@ -127,7 +166,16 @@ final class SQLRenderer {
     }
 
     func append(_ fragment: SQLFragment) {
-        for segment in fragment.segments {
+        var segments = fragment.segments[...]
+        while let segment = segments.popFirst() {
+            // An empty list: SQLite reads `IN ()` as false, even for NULL; PostgreSQL has no such
+            // syntax, and `= ANY('{}')` is false in the same cases, with an array of the left
+            // side's type.
+            if dialect == .postgreSQL, case .sql(" IN (") = segment, case .sql(")") = segments.first {
+                segments.removeFirst()
+                appendRaw(" = ANY('{}')")
+                continue
+            }
             switch segment {
             case .sql(let text): append(text: text)
             case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
@@ -137,8 +185,14 @@ final class SQLRenderer {
     }
 
     func appendBinding(_ value: SQLiteValue) {
-        append(byte: UInt8(ascii: "?"))
         arguments.append(value)
+        switch dialect {
+        case .sqlite:
+            append(byte: UInt8(ascii: "?"))
+        case .postgreSQL:
+            append(byte: UInt8(ascii: "$"))
+            appendRaw(String(arguments.count))
+        }
     }
 
     /// Double quotes, with embedded double quotes doubled: the only quoting SQLite reads as an

@@ -80,7 +80,10 @@ public struct SQLOrdering: Hashable, Sendable, SQLOrderingTerm {
         case .descending: renderer.append(" DESC")
         }
         switch nullPlacement {
-        case nil: break
+        case nil:
+            // SQLite sorts NULLs as the smallest values; PostgreSQL, as the largest.
+            guard renderer.dialect == .postgreSQL else { break }
+            renderer.append(direction == .descending ? " NULLS LAST" : " NULLS FIRST")
         case .first: renderer.append(" NULLS FIRST")
         case .last: renderer.append(" NULLS LAST")
         }
