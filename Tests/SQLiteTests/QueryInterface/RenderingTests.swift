@@ -152,16 +152,21 @@ struct RenderingTests {
             all.sql
                 == #"SELECT * FROM "items" WHERE "title" ILIKE $1 AND "notes" ILIKE $2 ESCAPE '\' AND "id" IN ($3, $4)"#
                 + #" AND "priority" BETWEEN $5 AND $6 AND "due" IS NULL"#
-                + #" ORDER BY "priority" DESC NULLS LAST, "title" NULLS FIRST, "due" ASC NULLS LAST LIMIT $7 OFFSET $8"#)
+                + #" ORDER BY "priority" DESC NULLS LAST, "title" NULLS FIRST, "due" ASC NULLS LAST LIMIT $7 OFFSET $8"#
+        )
         #expect(all.arguments == ["a%", "%50\\%%", 1, 2, 1, 3, 10, 20])
         #expect(all.unsupported == nil)
         // The same request in SQLite's dialect is unchanged.
-        #expect(request.sql.contains(#""title" LIKE ? AND"#) && request.sql.hasSuffix(#"ASC NULLS LAST LIMIT ? OFFSET ?"#))
+        #expect(
+            request.sql.contains(#""title" LIKE ? AND"#) && request.sql.hasSuffix(#"ASC NULLS LAST LIMIT ? OFFSET ?"#))
 
         let count = request.rendered(.postgreSQL, count: true).sql
         #expect(count.hasPrefix("SELECT count(*) FROM (SELECT * FROM") && count.hasSuffix(#"OFFSET $8) AS "rows""#))
-        #expect(Table("items").filter(Column("id").in([Int]())).rendered(.postgreSQL).sql.hasSuffix(#"WHERE "id" = ANY('{}')"#))
-        #expect(Table("items").filter(Column("id").in([1]) || Column("id") < 0).rendered(.postgreSQL).sql.contains("$2"))
+        #expect(
+            Table("items").filter(Column("id").in([Int]())).rendered(.postgreSQL).sql.hasSuffix(
+                #"WHERE "id" = ANY('{}')"#))
+        #expect(
+            Table("items").filter(Column("id").in([1]) || Column("id") < 0).rendered(.postgreSQL).sql.contains("$2"))
         #expect(Table("items").filter(Column("title").glob("a*")).rendered(.postgreSQL).unsupported == "GLOB")
     }
 }
