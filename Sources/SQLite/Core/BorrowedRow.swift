@@ -20,25 +20,65 @@ import CSQLite
 /// it to another task or isolation domain; send its ``copy()`` instead.
 public struct BorrowedRow {
     // Plain fields: column reads go through `handle` and `generationPointer`, which are plain
-    // pointers and cost no reference counting.
+    // pointers and cost no reference counting, and the struct holds one reference, as few as a
+    // row can: copying it costs one retain.
+    //
+    // A row of another source than SQLite (PostgreSQL's rows arrive whole) has no `handle` and
+    // reads the values its `source` holds. The branch on `handle` goes the same way on every row
+    // of a fetch.
 
-    /// Held so the statement outlives the row; reads use `handle` instead.
-    @usableFromInline let statement: Statement
-    @usableFromInline let handle: OpaquePointer
+    /// The statement, held so that it outlives the row (reads use `handle` instead); or, for a
+    /// row of another source, its ``OwnedValues``.
+    @usableFromInline let source: AnyObject
+    @usableFromInline let handle: OpaquePointer?
     @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>
     @usableFromInline let columnCount: Int
     /// The statement's step generation for the row this stands on. Fetch loops move one row
     /// value along the statement by updating it, which spares a reference count per row.
     @usableFromInline var generation: UInt64
 
+    /// The values of a row read whole by another source.
+    @usableFromInline
+    final class OwnedValues {
+        @usableFromInline let row: Row
+        /// Never moves: an owned row stands on the same values for its whole life.
+        @usableFromInline let generation = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+
+        init(_ row: Row) {
+            self.row = row
+            generation.initialize(to: 0)
+        }
+
+        deinit { generation.deallocate() }
+    }
+
     @inlinable
     init(statement: Statement) {
-        self.statement = statement
+        source = statement
         handle = statement.handle
         generationPointer = statement.generationPointer
         columnCount = statement.columnCount
         generation = statement.generation
     }
+
+    /// A row whose values another source (PostgreSQL) already read, handed to
+    /// ``FetchableRow/init(row:)`` so that the same record types decode from every source.
+    package init(_ row: Row) {
+        let owned = OwnedValues(row)
+        source = owned
+        handle = nil
+        generationPointer = owned.generation
+        columnCount = row.count
+        generation = 0
+    }
+
+    /// The statement of a row read from SQLite.
+    @usableFromInline
+    var statement: Statement? { handle == nil ? nil : unsafeDowncast(source, to: Statement.self) }
+
+    /// The values of a row read whole by another source.
+    @usableFromInline
+    var owned: Row? { handle == nil ? unsafeDowncast(source, to: OwnedValues.self).row : nil }
 
     /// Moves the row to the statement's current row.
     @inlinable
@@ -60,7 +100,7 @@ public struct BorrowedRow {
     public var count: Int { columnCount }
 
     /// The column names, in order.
-    public var columnNames: [String] { statement.columnNames }
+    public var columnNames: [String] { statement?.columnNames ?? owned?.columnNames ?? [] }
 
     /// All values, in column order.
     public var values: [SQLiteValue] {
@@ -70,6 +110,7 @@ public struct BorrowedRow {
     /// An owned row with the same names and values, safe to keep after the fetch moves on and to
     /// send to other tasks.
     public func copy() -> Row {
+        guard let statement else { return owned! }
         checkCurrent()
         return Row(columnNames: statement.columnNames, values: values)
     }
@@ -78,13 +119,15 @@ public struct BorrowedRow {
     @inlinable
     public func value(at index: Int) -> SQLiteValue {
         checkCurrent()
+        guard let handle else { return owned!.values[index] }
         precondition(index >= 0 && index < columnCount, "column index \(index) out of range")
         return SQLiteValue(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
     }
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
     public func index(ofColumn name: String) -> Int? {
-        statement.columnIndex(named: name)
+        guard let statement else { return owned!.index(ofColumn: name) }
+        return statement.columnIndex(named: name)
     }
 
     /// The value of the named column, or nil when the row has no such column.
@@ -104,12 +147,16 @@ public struct BorrowedRow {
     @inlinable
     public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
         @inline(__always) get throws {
-            checkCurrent()
             // One unsigned comparison rejects negative indexes too.
             guard UInt(bitPattern: index) < UInt(bitPattern: columnCount) else {
                 throw indexOutOfRange(T.self, index: index)
             }
-            if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
+            checkCurrent()
+            if let handle {
+                if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
+            } else if let decoded = T(sqliteValue: owned!.values[index]) {
+                return decoded
+            }
             throw decodingError(T.self, index: index, value: value(at: index))
         }
     }
@@ -128,7 +175,7 @@ public struct BorrowedRow {
 
 extension BorrowedRow: RowReading {
     @usableFromInline
-    var sql: String? { statement.sql }
+    var sql: String? { statement?.sql }
 }
 
 extension BorrowedRow: CustomStringConvertible {
