@@ -39,9 +39,10 @@ struct SQLFragment: Hashable, Sendable {
 package enum SQLDialect: Sendable {
     /// SQLite's: `?` placeholders.
     case sqlite
-    /// PostgreSQL's, for the same results as SQLite's: `$1, $2…` placeholders, `ILIKE` for
-    /// SQLite's ASCII-case-insensitive `LIKE`, `TRUE`/`FALSE` for the empty `AND`/`OR`, and
-    /// NULLs placed where SQLite places them (first in ascending order).
+    /// PostgreSQL's, for the same results as SQLite's: `$1, $2…` placeholders, `ILIKE … ESCAPE ''`
+    /// for SQLite's ASCII-case-insensitive `LIKE` with no escape character, `TRUE`/`FALSE` for the
+    /// empty `AND`/`OR`, `= ANY('{}')` for an empty `IN`, and NULLs placed where SQLite places them
+    /// (first in ascending order). `GLOB` has no equivalent.
     case postgreSQL
 }
 
@@ -127,6 +128,9 @@ final class SQLRenderer {
         appendRaw(text)
     }
 
+    /// Turns off the escape character of PostgreSQL's LIKE, for SQLite's meaning of a pattern.
+    private static let noLikeEscape = " ESCAPE ''"
+
     /// The PostgreSQL spelling of the few pieces of SQLite text that differ, or nil when the
     /// text is the same in both.
     private func postgreSQLText(for text: String) -> String? {
@@ -160,6 +164,7 @@ final class SQLRenderer {
             appendIdentifier(name)
             if dialect == .sqlite { append(op.sql) } else { append(text: op.sql.description) }
             appendBinding(value)
+            if dialect == .postgreSQL && op == .like { appendRaw(Self.noLikeEscape) }
         case .fragment(let fragment, _):
             append(fragment)
         }
@@ -174,6 +179,15 @@ final class SQLRenderer {
             if dialect == .postgreSQL, case .sql(" IN (") = segment, case .sql(")") = segments.first {
                 segments.removeFirst()
                 appendRaw(" = ANY('{}')")
+                continue
+            }
+            // PostgreSQL's LIKE takes `\` as an escape character unless told otherwise; SQLite's
+            // has none. `contains` and `hasPrefix` name their own.
+            if dialect == .postgreSQL, case .sql(" LIKE ") = segment, case .binding(let value) = segments.first {
+                segments.removeFirst()
+                append(text: " LIKE ")
+                appendBinding(value)
+                if case .sql(" ESCAPE '\\'") = segments.first {} else { appendRaw(Self.noLikeEscape) }
                 continue
             }
             switch segment {

@@ -150,7 +150,7 @@ struct RenderingTests {
         let all = request.rendered(.postgreSQL)
         #expect(
             all.sql
-                == #"SELECT * FROM "items" WHERE "title" ILIKE $1 AND "notes" ILIKE $2 ESCAPE '\' AND "id" IN ($3, $4)"#
+                == #"SELECT * FROM "items" WHERE "title" ILIKE $1 ESCAPE '' AND "notes" ILIKE $2 ESCAPE '\' AND "id" IN ($3, $4)"#
                 + #" AND "priority" BETWEEN $5 AND $6 AND "due" IS NULL"#
                 + #" ORDER BY "priority" DESC NULLS LAST, "title" NULLS FIRST, "due" ASC NULLS LAST LIMIT $7 OFFSET $8"#
         )
