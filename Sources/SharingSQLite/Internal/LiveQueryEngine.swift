@@ -119,7 +119,9 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
             pendingIDs.append(id)
         }
 
-        /// Tells the source which changes to report, when the index changed that.
+        /// Tells the source which changes to report, when the index changed that. The one call
+        /// out under the lock, so that the source hears selections in the order they were made;
+        /// the source only records them.
         mutating func select(in source: Source) {
             let tables = index.tables
             guard tables != selection else { return }
