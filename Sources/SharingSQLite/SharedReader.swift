@@ -66,7 +66,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
         state = Lock(State(value: wrappedValue))
         guard let attached = try? attach(key), attached.isStale else { return }
-        attached.lease.center.refresh(attached.lease, fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
+        attached.lease.engine.refresh(attached.lease, fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
     }
 
     /// A reader of a collection, empty until `key` has loaded.
@@ -242,7 +242,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     /// Waits for a fetch of the attached query: one that starts after this call if `fresh`.
     private func revalidate(_ attached: Attached, fresh: Bool) async throws {
-        let outcome = await attached.lease.center.refresh(attached.lease, fresh: fresh)
+        let outcome = await attached.lease.engine.refresh(attached.lease, fresh: fresh)
         // The store's subscribers may hear of the new value on another thread, after this
         // resumes; taking it here means the value is in place when `load` returns.
         receive(attached.store.state, generation: attached.generation)
@@ -263,7 +263,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     /// The center and key the reader is attached to; for tests.
     var attachment: (center: ObservationCenter, key: SharedReaderKey<Value>)? {
-        state.withLock { state in state.lease.flatMap { lease in state.key.map { (lease.center, $0) } } }
+        state.withLock { state in state.lease.flatMap { lease in state.key.map { (lease.engine, $0) } } }
     }
 
     private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {

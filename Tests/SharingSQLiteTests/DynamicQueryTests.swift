@@ -102,10 +102,10 @@ struct Items: FetchKeyRequest {
         for index in 0..<5 {
             try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
         }
-        #expect(center.fetchCount(for: a) == 1)
+        #expect(center.fetchCount(for: a.id) == 1)
         try await reader.load(a)
         #expect(reader.wrappedValue.count == 7)
-        #expect(center.fetchCount(for: a) == 2)
+        #expect(center.fetchCount(for: a.id) == 2)
     }
 }
 

@@ -170,5 +170,5 @@ func temporaryDatabasePath() -> String {
 
 func fetchCount<V>(_ reader: SharedReader<V>) -> Int {
     guard let (center, key) = reader.attachment else { return 0 }
-    return center.fetchCount(for: key)
+    return center.fetchCount(for: key.id)
 }

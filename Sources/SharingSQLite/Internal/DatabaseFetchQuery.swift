@@ -2,7 +2,7 @@ import QueryCache
 
 /// Adapts a ``SharedReaderKey`` to the query cache, which keys its stores by query.
 ///
-/// Readers never make these stores fetch: the database's observation center feeds them, in
+/// Readers never make these stores fetch: the database's live-query engine feeds them, in
 /// order, from its refetch rounds. A fetch started on the store directly is still a correct read
 /// of the key's database.
 struct DatabaseFetchQuery<Value: Sendable>: QueryRequest {

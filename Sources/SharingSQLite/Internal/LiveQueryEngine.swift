@@ -1,0 +1,429 @@
+import Dispatch
+import Locking
+import QueryCache
+
+/// Keeps the live values of one database current, whatever the database: its ``LiveQuerySource``
+/// reads and reports changes, the engine decides what to refetch.
+///
+/// It owns the query cache (a `QueryClient`, one store per query), hears of changes from its
+/// source, and refetches the queries whose read region a commit touched — only those with readers;
+/// the others are marked stale and refetch when used again. A change the source cannot describe
+/// (`didChangeElsewhere(failure:)`) refetches everything, and a failure it reports (the database
+/// deleted or replaced) makes every query fail with it from then on.
+///
+/// A commit costs work in proportion to the queries that read the tables it changed: an index
+/// from table to queries (``LiveQueryIndex``), kept as regions become known, finds them. The
+/// source is told which tables the index holds, so a commit that matches none need not even reach
+/// the engine.
+///
+/// Refetches run in rounds on a serial queue of the engine's: a round takes every query marked
+/// since the previous one and fetches them all in one read of the source, then hands each store
+/// its result. A burst of commits thus costs at most one round in flight and one queued, each
+/// query is read once per round, and since rounds run one after another on newer and newer
+/// snapshots, a newer value is never overtaken by an older one.
+///
+/// Generic over its source, rather than holding an `any LiveQuerySource`: the records' fetches
+/// take the source's own connection type, and a round calls the source's `read` directly, with no
+/// existential to open or connection to box on the way to every fetch.
+final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
+    typealias Outcome = Result<Void, any Error>
+    typealias Completion = @Sendable (Outcome) -> Void
+
+    /// Where the engine reads, and hears of changes.
+    let source: Source
+    let client: QueryClient
+
+    /// The result of one query in a round, to apply to its store once the read is over.
+    private struct Fetched: Sendable {
+        let apply: @Sendable () -> Void
+        let outcome: Outcome
+        let region: ObservedRegion
+    }
+
+    /// One cached query.
+    private struct Record {
+        let store: any OpaqueQueryStore
+        /// Runs the query on a connection of the source.
+        let run: @Sendable (Source.Connection) -> Fetched
+        /// Reports an error raised before the query could run.
+        let fail: @Sendable (any Error) -> Fetched
+        var region: ObservedRegion = .everything
+        var readerCount = 0
+        /// Listed in `pendingIDs`, for the next round.
+        var isPending = false
+        /// Being fetched by the running round.
+        var isInFlight = false
+        /// Marked stale since its last fetch, so that later commits need not mark it again.
+        var isMarkedStale = false
+        /// The client evicted the store: the record goes when its last reader does.
+        var isEvicted = false
+        /// Called when the next round that fetches the query has applied its result.
+        var waiters: [Completion] = []
+        /// Called when the running round that fetches the query has applied its result.
+        var joiners: [Completion] = []
+        /// How many rounds fetched the query; for tests.
+        var fetchCount = 0
+    }
+
+    private struct State {
+        var records: [Int: Record] = [:]
+        /// Store → its record, so that finding a record costs no hashing of its query's path.
+        var idsByStore: [ObjectIdentifier: Int] = [:]
+        var nextID = 0
+        var index = LiveQueryIndex()
+        /// What the next round fetches.
+        var pendingIDs: [Int] = []
+        /// A round is queued or running; it runs again while anything is pending.
+        var isRefreshing = false
+        /// Counts changes, so a round can tell whether one slipped in while it read.
+        var commitCount = 0
+        var readerCount = 0
+        var watch: Source.Watch?
+        /// False once the source said nothing can change elsewhere, so that attaching a reader
+        /// does not ask it again.
+        var needsWatch = true
+        /// Set when the database went away: every fetch fails with it from then on.
+        var failure: (any Error)?
+        /// What the source was last told to report.
+        var selection = IndexedTables()
+
+        mutating func add(_ record: Record) -> Int {
+            nextID += 1
+            records[nextID] = record
+            idsByStore[ObjectIdentifier(record.store)] = nextID
+            index.insert(nextID, record.region)
+            return nextID
+        }
+
+        mutating func remove(_ id: Int) {
+            guard let record = records.removeValue(forKey: id) else { return }
+            idsByStore.removeValue(forKey: ObjectIdentifier(record.store))
+            index.remove(id, record.region)
+        }
+
+        /// Something `id` reads changed: fetch it in the next round if someone waits for it,
+        /// else add its store to `stale`.
+        mutating func changed(_ id: Int, stale: inout [any OpaqueQueryStore]) {
+            guard let record = records[id] else { return }
+            if record.readerCount > 0 || !record.waiters.isEmpty || record.isInFlight {
+                pend(id)
+            } else if !record.isMarkedStale {
+                records[id]!.isMarkedStale = true
+                stale.append(record.store)
+            }
+        }
+
+        mutating func pend(_ id: Int) {
+            guard let record = records[id], !record.isPending else { return }
+            records[id]!.isPending = true
+            pendingIDs.append(id)
+        }
+
+        /// Tells the source which changes to report, when the index changed that. The one call
+        /// out under the lock, so that the source hears selections in the order they were made;
+        /// the source only records them.
+        mutating func select(in source: Source) {
+            let tables = index.tables
+            guard tables != selection else { return }
+            source.select(tables, previous: selection)
+            selection = tables
+        }
+
+        /// True when the caller must start a round.
+        mutating func claimRound() -> Bool {
+            guard !isRefreshing, !pendingIDs.isEmpty else { return false }
+            isRefreshing = true
+            return true
+        }
+    }
+
+    private let state = Lock(State())
+    private let refreshQueue = DispatchQueue(label: "SharingSQLite.LiveQueryEngine.refresh")
+
+    init(source: Source) {
+        self.source = source
+        var context = QueryContext()
+        // Stores are fed by the engine's rounds; they never fetch by themselves.
+        context.maxRetries = 0
+        context.queryFetchesOnSubscribe = false
+        client = QueryClient(defaultContext: context, evictionPolicy: SharedReaderCache.evictionPolicy)
+        client.evictionHandler = { [weak self] stores in self?.didEvict(stores) }
+    }
+
+    // MARK: Readers
+
+    /// A reader's hold on a query: while one is held, commits refetch the query, and its record
+    /// stays.
+    final class Lease: Sendable {
+        let engine: LiveQueryEngine
+        fileprivate let id: Int
+
+        fileprivate init(engine: LiveQueryEngine, id: Int) {
+            self.engine = engine
+            self.id = id
+        }
+
+        deinit { engine.release(id) }
+    }
+
+    /// The store of the query at `path`, and a lease that keeps it refetching on commits.
+    ///
+    /// `query` makes the store when the cache has none (it only runs if something other than the
+    /// engine makes the store fetch); the engine's rounds run `fetch`, which also says what the
+    /// query read.
+    func attach<Value: Sendable, Query: QueryRequest>(
+        _ path: QueryPath,
+        query: @autoclosure () -> Query,
+        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, ObservedRegion)
+    ) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) where Query.State == QueryState<Value?, Value> {
+        // Outside the lock: a lookup may evict stores, and the eviction handler takes the lock.
+        // The lookup also tells the client the store is in use.
+        let store = client.store(for: path, of: QueryState<Value?, Value>.self) ?? client.store(for: query())
+        let (id, startWatch) = state.withLock { state -> (Int, Bool) in
+            let id: Int
+            if let existing = state.idsByStore[ObjectIdentifier(store)] {
+                id = existing
+            } else {
+                // A new query, or one whose store was evicted (the record of the old store goes
+                // with its eviction).
+                id = state.add(Self.record(store: store, fetch: fetch))
+                state.select(in: source)
+            }
+            state.records[id]!.readerCount += 1
+            state.readerCount += 1
+            return (id, state.needsWatch && state.watch == nil)
+        }
+        if startWatch { startWatching() }
+        return (store, Lease(engine: self, id: id))
+    }
+
+    private static func record<Value: Sendable>(
+        store: QueryStore<QueryState<Value?, Value>>,
+        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, ObservedRegion)
+    ) -> Record {
+        let fail: @Sendable (any Error) -> Fetched = { error in
+            // A failed statement reported nothing: watch everything, so that the commit that
+            // fixes the query (creating a missing table, say) brings the value in.
+            Fetched(apply: { store.setResult(.failure(error)) }, outcome: .failure(error), region: .everything)
+        }
+        return Record(
+            store: store,
+            run: { connection in
+                do {
+                    let (value, region) = try fetch(connection)
+                    return Fetched(apply: { store.setResult(.success(value)) }, outcome: .success(()), region: region)
+                } catch {
+                    return fail(error)
+                }
+            },
+            fail: fail)
+    }
+
+    /// What `refresh` does once the state says how the lease's query gets fetched.
+    private enum RefreshStep { case done, wait, startRound }
+
+    /// Fetches the lease's query, and calls `completion` once the store holds the result.
+    ///
+    /// With `fresh`, the fetch is one of the next round, which starts after this call and so sees
+    /// every commit made before. Otherwise a fetch already running is joined, and a store that is
+    /// not stale (readers attached together all saw it stale; the first fetch may have answered
+    /// them all) completes at once.
+    func refresh(_ lease: Lease, fresh: Bool, completion: @escaping Completion) {
+        let next = state.withLock { state -> RefreshStep in
+            let record = state.records[lease.id]!
+            if !fresh {
+                if record.isInFlight {
+                    state.records[lease.id]!.joiners.append(completion)
+                    return .wait
+                }
+                if !record.store.isStale { return .done }
+            }
+            state.records[lease.id]!.waiters.append(completion)
+            state.pend(lease.id)
+            return state.claimRound() ? .startRound : .wait
+        }
+        switch next {
+        case .done: completion(.success(()))
+        case .wait: break
+        case .startRound: scheduleRound()
+        }
+    }
+
+    /// Fetches the lease's query (see ``refresh(_:fresh:completion:)``), and returns once the
+    /// store holds the result.
+    func refresh(_ lease: Lease, fresh: Bool) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            refresh(lease, fresh: fresh) { continuation.resume(returning: $0) }
+        }
+    }
+
+    private func release(_ id: Int) {
+        let watch = state.withLock { state -> Source.Watch? in
+            state.records[id]!.readerCount -= 1
+            state.readerCount -= 1
+            if let record = state.records[id], record.readerCount == 0, record.isEvicted, record.waiters.isEmpty {
+                state.remove(id)
+                state.select(in: source)
+            }
+            guard state.readerCount == 0, let watch = state.watch else { return nil }
+            state.watch = nil
+            return watch
+        }
+        if let watch { source.stopWatching(watch) }
+    }
+
+    private func didEvict(_ stores: [any OpaqueQueryStore]) {
+        state.withLock { state in
+            for store in stores {
+                guard let id = state.idsByStore[ObjectIdentifier(store)], let record = state.records[id] else {
+                    continue
+                }
+                if record.readerCount == 0 && record.waiters.isEmpty && !record.isInFlight {
+                    state.remove(id)
+                } else {
+                    state.records[id]!.isEvicted = true
+                }
+            }
+            state.select(in: source)
+        }
+    }
+
+    /// How many rounds fetched the query at `path`; for tests.
+    func fetchCount(for path: QueryPath) -> Int {
+        guard let store = client.opaqueStore(for: path) else { return 0 }
+        return state.withLock { state in
+            state.idsByStore[ObjectIdentifier(store)].flatMap { state.records[$0]?.fetchCount } ?? 0
+        }
+    }
+
+    /// How many queries the engine keeps; for tests. It follows the client's store count.
+    var recordCount: Int { state.withLock { $0.records.count } }
+
+    /// How many queries the index lists; for tests.
+    var indexedQueryCount: Int { state.withLock { $0.index.count } }
+
+    // MARK: Changes
+
+    /// A commit the source saw, with what it changed. Called on the committing thread (the
+    /// writer's, for SQLite) right after the commit: it only marks and schedules, so the commit
+    /// never waits for a refetch.
+    func didCommit(_ changes: DatabaseChanges) {
+        let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
+            state.commitCount &+= 1
+            var stale: [any OpaqueQueryStore] = []
+            for table in changes.changedTables {
+                guard let ids = state.index.readersOfTable[table] else { continue }
+                if state.index.scopesOfTable[table] != nil, let rows = changes.rowChanges(in: table) {
+                    for id in state.index.affected(by: rows, in: table) { state.changed(id, stale: &stale) }
+                } else {
+                    for id in ids { state.changed(id, stale: &stale) }
+                }
+            }
+            for id in state.index.readersOfEverything { state.changed(id, stale: &stale) }
+            return (state.claimRound(), stale)
+        }
+        for store in stale { store.invalidate(refetch: false) }
+        if start { scheduleRound() }
+    }
+
+    /// Something changed that the source cannot describe (another process committed, say): every
+    /// query may have changed. With `failure`, the database itself went away (its file deleted or
+    /// replaced): every fetch fails with it from now on.
+    func didChangeElsewhere(failure: (any Error)? = nil) {
+        let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
+            state.commitCount &+= 1
+            if let failure { state.failure = failure }
+            var stale: [any OpaqueQueryStore] = []
+            for id in Array(state.records.keys) { state.changed(id, stale: &stale) }
+            return (state.claimRound(), stale)
+        }
+        for store in stale { store.invalidate(refetch: false) }
+        if start { scheduleRound() }
+    }
+
+    // MARK: Rounds
+
+    private func scheduleRound() {
+        refreshQueue.async { self.runRounds() }
+    }
+
+    /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
+    private func runRounds() {
+        source.prepareRounds()
+        while true {
+            typealias Entry = (
+                id: Int, run: @Sendable (Source.Connection) -> Fetched, fail: @Sendable (any Error) -> Fetched,
+                waiters: [Completion]
+            )
+            let (batch, commitCount, failure) = state.withLock { state -> ([Entry], Int, (any Error)?) in
+                var batch: [Entry] = []
+                batch.reserveCapacity(state.pendingIDs.count)
+                for id in state.pendingIDs {
+                    guard let record = state.records[id] else { continue }
+                    batch.append((id, record.run, record.fail, record.waiters))
+                    state.records[id]!.waiters = []
+                    state.records[id]!.isPending = false
+                    state.records[id]!.isInFlight = true
+                    state.records[id]!.fetchCount += 1
+                }
+                state.pendingIDs.removeAll(keepingCapacity: true)
+                if batch.isEmpty { state.isRefreshing = false }
+                return (batch, state.commitCount, state.failure)
+            }
+            if batch.isEmpty { return }
+            let results: [Fetched]
+            if let failure {
+                results = batch.map { $0.fail(failure) }
+            } else {
+                do {
+                    results = try source.read { connection in batch.map { $0.run(connection) } }
+                } catch {
+                    results = batch.map { $0.fail(error) }
+                }
+            }
+            for result in results { result.apply() }
+            let joiners = state.withLock { state -> [[Completion]] in
+                var joiners: [[Completion]] = []
+                joiners.reserveCapacity(batch.count)
+                for (entry, result) in zip(batch, results) {
+                    guard let record = state.records[entry.id] else {
+                        joiners.append([])
+                        continue
+                    }
+                    joiners.append(record.joiners)
+                    state.records[entry.id]!.joiners = []
+                    state.records[entry.id]!.isInFlight = false
+                    if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
+                    if record.region != result.region {
+                        state.index.remove(entry.id, record.region)
+                        state.index.insert(entry.id, result.region)
+                        state.records[entry.id]!.region = result.region
+                        // A commit made during the read was matched against the old region.
+                        if state.commitCount != commitCount { state.pend(entry.id) }
+                    }
+                    if record.readerCount == 0 && record.isEvicted && record.waiters.isEmpty { state.remove(entry.id) }
+                }
+                state.select(in: source)
+                return joiners
+            }
+            for ((entry, result), joiners) in zip(zip(batch, results), joiners) {
+                for waiter in entry.waiters + joiners { waiter(result.outcome) }
+            }
+        }
+    }
+
+    // MARK: Changes elsewhere
+
+    private func startWatching() {
+        guard let watch = source.startWatching() else {
+            state.withLock { $0.needsWatch = false }
+            return
+        }
+        let extra = state.withLock { state -> Source.Watch? in
+            guard state.watch == nil, state.readerCount > 0 else { return watch }
+            state.watch = watch
+            return nil
+        }
+        if let extra { source.stopWatching(extra) }
+    }
+}

@@ -1,0 +1,62 @@
+/// Where a ``LiveQueryEngine`` reads its queries, and how it learns what changed.
+///
+/// The engine knows queries, what they read, and when to refetch them; a source knows the
+/// database. It reports its own connection's commits to the engine's `didCommit(_:)`, and changes
+/// it cannot describe (by other connections or processes, or the database going away) to
+/// `didChangeElsewhere(failure:)`. How it hears of them is its own business: the engine only tells
+/// it what is worth hearing (`select(_:previous:)`) and when anyone is listening
+/// (`startWatching()`).
+protocol LiveQuerySource: AnyObject, Sendable {
+    /// What a query's fetch runs on.
+    associatedtype Connection
+    /// A watch started by `startWatching()`, kept by the engine until it gives it back to
+    /// `stopWatching(_:)`.
+    associatedtype Watch: Sendable
+
+    /// Called on the engine's queue whenever it starts rounds after being idle, before they read.
+    ///
+    /// The place for setup that may wait for the database: the engine's callers never wait for
+    /// it, so they may create readers from inside one of the database's own transactions. Work
+    /// that must come before the first read (so that no commit falls between what the read sees
+    /// and what is reported afterwards) belongs here.
+    func prepareRounds()
+
+    /// Runs `body` on one connection, in one read of one snapshot: a round's fetches all see the
+    /// same state of the database.
+    ///
+    /// Called on the engine's queue only, one read at a time, so each round reads a snapshot no
+    /// older than the previous one's. A failure fails every query of the round with the error.
+    func read<T>(_ body: (Connection) throws -> T) throws -> T
+
+    /// The tables the engine's queries read are now `tables`, were `previous`: changes to any other
+    /// table concern no query, and need not reach the engine.
+    ///
+    /// Called with the engine's lock held, so that selections arrive in the order they were
+    /// made: it must record the selection and return, never wait or call the engine.
+    func select(_ tables: IndexedTables, previous: IndexedTables)
+
+    /// Starts watching for changes made elsewhere, when a first reader attaches; or returns `nil`
+    /// when nothing can change elsewhere (a database in memory), and the engine never asks again.
+    ///
+    /// Changes made while nobody watched went unreported: the watch should check for them as it
+    /// starts.
+    func startWatching() -> Watch?
+
+    /// Stops a watch: the last reader left, or two readers attaching at once both started one.
+    func stopWatching(_ watch: Watch)
+}
+
+/// Which tables the queries of an engine read: what its source needs to know to report only
+/// the changes that concern them.
+struct IndexedTables: Equatable, Sendable {
+    /// The tables (lowercased) some query reads.
+    var tables: Set<String> = []
+    /// Some query's region is unknown (it has not run yet, or failed): every change concerns it.
+    var all = false
+    /// The tables some query reads only part of: a change to one is matched row by row, so it
+    /// should come with the values of its changed rows (`DatabaseChanges.rowChanges(in:)`).
+    var rowTables: Set<String> = []
+    /// Those of `rowTables` whose readers read every row (but not every column): only an update
+    /// can leave them unchanged, so inserted and deleted rows need not come with their values.
+    var updatesOnly: Set<String> = []
+}

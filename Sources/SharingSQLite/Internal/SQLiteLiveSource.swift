@@ -1,0 +1,250 @@
+import Dispatch
+import Locking
+import QueryCache
+import Synchronization
+
+/// The engine that keeps the live values of a SQLite database current: one per writer, found
+/// with `center(for:)`.
+typealias ObservationCenter = LiveQueryEngine<SQLiteLiveSource>
+
+/// How a ``LiveQueryEngine`` reads a SQLite database and learns of its changes.
+///
+/// Commits of the writer connection reach the engine from a commit hook on it, installed once
+/// (``CommitRelay``); the hook is told which tables the engine's index holds (`ObservedTables`),
+/// so that a commit that matches none costs the writer almost nothing. Commits by other
+/// connections and processes are noticed through `PRAGMA data_version`, checked when the file
+/// changes (``FileChangeMonitor``); a change of the schema among them makes the read connections
+/// reload theirs, and a file deleted or replaced makes every query fail with a
+/// ``SharingSQLiteError`` that says so.
+final class SQLiteLiveSource: LiveQuerySource {
+    let writer: any DatabaseWriter
+    /// Forwards the writer's commits to the engine, once installed on the writer connection.
+    private let relay: CommitRelay
+    /// The engine reading from this source, told of the changes the commit hook cannot see.
+    fileprivate let center = Lock(WeakCenter())
+    /// False for a database in memory: no other connection can change it.
+    private let watchesFile: Bool
+    /// The writer's `data_version` and `schema_version` when last read; `data_version` only
+    /// moves for others' commits. Written on `versionQueue` only.
+    private let versions = Lock<(data: Int64, schema: Int64)?>(nil)
+    /// Bumped when another process changed the schema, so that each read connection forgets the
+    /// schema it knew (see `refreshSchema`). Atomic, so that a round's read checks it without a
+    /// lock.
+    private let schemaGeneration = Atomic<Int>(0)
+    /// The schema generation each read connection last refreshed its schema for.
+    private let schemaGenerations = Lock<[ObjectIdentifier: Int]>([:])
+    /// Where `data_version` is checked, one check at a time, so that readings are stored in
+    /// order. Not the engine's queue: a check waits for the writer, which a pool's rounds need not.
+    private let versionQueue = DispatchQueue(label: "SharingSQLite.SQLiteLiveSource.dataVersion")
+
+    fileprivate init(writer: any DatabaseWriter, relay: CommitRelay) {
+        self.writer = writer
+        self.relay = relay
+        let path = writer.path
+        watchesFile =
+            !(path.isEmpty || path == ":memory:" || path.hasPrefix("file::memory:") || path.contains("mode=memory"))
+    }
+
+    // MARK: LiveQuerySource
+
+    func prepareRounds() {
+        // Before the first read: a commit made after it is then delivered, and one made before
+        // it is in what it reads.
+        relay.installIfNeeded(on: writer)
+        if watchesFile && versions.withLock({ $0 == nil }) {
+            // The baseline must predate the first read, or an outside commit between the two
+            // would go unnoticed.
+            versionQueue.sync { checkDataVersion() }
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.read { db in
+            let generation = schemaGeneration.load(ordering: .acquiring)
+            if generation != 0 { refreshSchema(of: db, generation: generation) }
+            return try body(db)
+        }
+    }
+
+    func select(_ tables: IndexedTables, previous: IndexedTables) {
+        // Each update makes every connection recompute what it records, so only what changed is
+        // updated.
+        if tables.rowTables != previous.rowTables || tables.updatesOnly != previous.updatesOnly {
+            relay.tables.updateRowTables(tables.rowTables, updatesOnly: tables.updatesOnly)
+        }
+        if tables.tables != previous.tables || tables.all != previous.all {
+            relay.tables.update(tables.tables, all: tables.all)
+        }
+    }
+
+    func startWatching() -> FileChangeMonitor? {
+        guard watchesFile else { return nil }
+        // A check at start catches the commits made while nobody watched.
+        return FileChangeMonitor(
+            path: writer.path,
+            onStart: { [weak self] in self?.scheduleDataVersionCheck() },
+            onChange: { [weak self] in self?.scheduleDataVersionCheck() },
+            onMove: { [weak self] move in self?.fileDidMove(move) })
+    }
+
+    func stopWatching(_ monitor: FileChangeMonitor) {
+        monitor.stop()
+    }
+
+    // MARK: Other connections and processes
+
+    /// Checks `data_version` without making the caller (the file monitor's thread) wait for the
+    /// writer: a file deleted while the writer is busy is still noticed at once.
+    private func scheduleDataVersionCheck() {
+        versionQueue.async { self.checkDataVersion() }
+    }
+
+    /// Reads `data_version` on the writer connection, and refetches everything if it moved.
+    /// Runs on `versionQueue` only, so no lock is held while it waits for the writer; and never
+    /// inside the engine's lock, which the commit hook takes on the writer's thread.
+    private func checkDataVersion() {
+        dispatchPrecondition(condition: .onQueue(versionQueue))
+        let previous = versions.withLock { $0 }
+        let current = try? writer.writeWithoutTransaction { db -> (data: Int64, schema: Int64) in
+            let data = try db.dataVersion
+            // A schema change by another connection is a commit of theirs: it moves
+            // `data_version` too, so `schema_version` needs reading only then.
+            if let previous, previous.data == data { return previous }
+            return (data, try db.fetchOne(Int64.self, "PRAGMA schema_version") ?? 0)
+        }
+        guard let current else { return }
+        versions.withLock { $0 = current }
+        guard let previous, previous.data != current.data else { return }
+        // Before the engine hears of the change, so that the rounds it starts read the new schema.
+        if previous.schema != current.schema { schemaGeneration.add(1, ordering: .releasing) }
+        center.withLock { $0.center }?.didChangeElsewhere()
+    }
+
+    /// Makes `db` forget the schema it knew, once per change of the schema by another process.
+    ///
+    /// SQLite prepares a statement on the connection's copy of the schema without checking it
+    /// against the file, and notices the change only when the statement runs: until then its
+    /// columns are the old ones, and so are those of statements cached before. So the cached
+    /// statements go, and a read of the schema table (which checks the copy and reloads it)
+    /// comes before the round's statements are prepared.
+    private func refreshSchema(of db: Database, generation: Int) {
+        let id = ObjectIdentifier(db)
+        let isStale = schemaGenerations.withLock { seen in
+            defer { seen[id] = generation }
+            return seen[id] != generation
+        }
+        guard isStale else { return }
+        db.clearStatementCache()
+        _ = try? db.fetchOne(Int.self, "SELECT count(*) FROM sqlite_master")
+    }
+
+    /// The file was deleted or replaced: from now on every fetch fails, saying so.
+    private func fileDidMove(_ move: FileChangeMonitor.Move) {
+        let path = writer.path
+        center.withLock { $0.center }?.didChangeElsewhere(
+            failure: move == .deleted
+                ? SharingSQLiteError.databaseFileDeleted(path: path) : .databaseFileReplaced(path: path))
+    }
+}
+
+extension LiveQueryEngine where Source == SQLiteLiveSource {
+    /// The store of `key`'s query, and a lease that keeps it refetching on commits.
+    func attach<Value>(_ key: SharedReaderKey<Value>) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) {
+        attach(key.id, query: DatabaseFetchQuery(key: key, writer: source.writer), fetch: key.fetch)
+    }
+
+    // MARK: Finding the engine of a database
+
+    /// The engine of `writer`, created on first use.
+    ///
+    /// It never waits for the writer, so it may be called from anywhere, even from inside one of
+    /// the writer's `read` or `write` closures: the commit hook is installed by the engine's first
+    /// round, on the engine's own queue, before that round reads.
+    static func center(for writer: any DatabaseWriter) -> ObservationCenter {
+        let id = ObjectIdentifier(writer)
+        return registrations.withLock { registry -> ObservationCenter in
+            if let registration = registry[id], registration.writer === writer {
+                if let center = registration.center { return center }
+                let center = makeCenter(writer: writer, relay: registration.relay)
+                registry[id]?.center = center
+                return center
+            }
+            // Forget writers that are gone, whose identifiers may be reused.
+            registry = registry.filter { $0.value.writer != nil }
+            let relay = CommitRelay()
+            let center = makeCenter(writer: writer, relay: relay)
+            registry[id] = Registration(writer: writer, center: center, relay: relay)
+            return center
+        }
+    }
+
+    private static func makeCenter(writer: any DatabaseWriter, relay: CommitRelay) -> ObservationCenter {
+        let source = SQLiteLiveSource(writer: writer, relay: relay)
+        let center = ObservationCenter(source: source)
+        source.center.withLock { $0.center = center }
+        relay.center.withLock { $0.center = center }
+        return center
+    }
+
+    /// The engine of `writer` if it has one now.
+    static func existingCenter(for writer: any DatabaseWriter) -> ObservationCenter? {
+        registrations.withLock { registry in
+            registry[ObjectIdentifier(writer)].flatMap { $0.writer === writer ? $0.center : nil }
+        }
+    }
+
+    /// Every live engine.
+    static var centers: [ObservationCenter] {
+        registrations.withLock { $0.values.compactMap(\.center) }
+    }
+}
+
+/// One per live writer. The hook on the writer is installed once and outlives engines: an engine
+/// goes with its last reader, and a later one takes over the same relay.
+private struct Registration {
+    weak var writer: (any DatabaseWriter)?
+    weak var center: ObservationCenter?
+    let relay: CommitRelay
+}
+
+private let registrations = Lock<[ObjectIdentifier: Registration]>([:])
+
+/// A weak reference to an engine, which its source and relay must not keep alive: the engine owns
+/// its source, and goes with its last reader while the relay stays on the writer.
+private struct WeakCenter {
+    weak var center: ObservationCenter?
+}
+
+/// Forwards the writer's commits to its current engine. The writer keeps the relay for its whole
+/// life, while engines come and go with their readers.
+private final class CommitRelay: Sendable {
+    let center = Lock(WeakCenter())
+    /// The tables the queries of the current engine read. An engine gone leaves its tables
+    /// selected, which costs a delivery to no one, until the next one selects its own.
+    let tables = ObservedTables()
+    /// Whether the commit hook is on the writer connection yet.
+    private let installation = Lock(Installation.none)
+
+    private enum Installation { case none, installing, installed }
+
+    /// Installs the commit hook on the writer connection, once. Called on an engine's queue (one
+    /// engine per relay at a time), which may wait for the writer: the caller of `center(for:)`
+    /// never does.
+    func installIfNeeded(on writer: any DatabaseWriter) {
+        let claimed = installation.withLock { state -> Bool in
+            guard case .none = state else { return false }
+            state = .installing
+            return true
+        }
+        guard claimed else { return }
+        // The body cannot throw, so neither can the call.
+        _ = try? writer.writeWithoutTransaction { db in
+            db.addChangeObserver(observing: tables) { changes in self.deliver(changes) }
+        }
+        installation.withLock { $0 = .installed }
+    }
+
+    func deliver(_ changes: DatabaseChanges) {
+        center.withLock { $0.center }?.didCommit(changes)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Locking
+import QueryCache
+import Testing
+
+@testable import SharingSQLite
+
+/// A clock that moves only when the test moves it, for eviction.
+final class ManualClock: Sendable {
+    private let date = Lock(Date(timeIntervalSince1970: 1_000_000))
+    var now: Date { date.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
+}
+
+// Serialized: one test changes the cache limits of every live database.
+@Suite(.serialized) struct LiveQueryEngineTests {
+    @Test func commitsToTablesNobodyReadsFetchNothing() async throws {
+        let db = try makeItemsDatabase()
+        let readers = (0..<20).map { _ in SharedReader<Int>(value: -1) }
+        for (index, reader) in readers.enumerated() {
+            try await reader.load(
+                .fetchOne("SELECT count(*) FROM other WHERE id > ?", arguments: [.integer(Int64(-index))], database: db)
+            )
+        }
+        for index in 0..<20 {
+            try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
+        }
+        try await db.write { db in try db.execute("INSERT INTO other(note) VALUES ('x')") }
+        for reader in readers {
+            try await value(of: reader) { $0 == 1 }
+            #expect(fetchCount(reader) == 2)
+        }
+    }
+
+    @Test func valuesNeverGoBackUnderABurst() async throws {
+        let pool = try DatabasePool(path: temporaryDatabasePath())
+        try await pool.write { db in try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)") }
+        let reader = SharedReader<Int>(value: -1)
+        try await reader.load(.fetchOne("SELECT count(*) FROM items", database: pool))
+        let seen = Task {
+            var seen: [Int] = []
+            for await count in reader.values {
+                seen.append(count)
+                if count == 100 { break }
+            }
+            return seen
+        }
+        for index in 0..<100 {
+            try await pool.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
+        }
+        let counts = try await value(of: seen, waitingFor: "the count to reach 100")
+        #expect(counts.last == 100)
+        #expect(counts == counts.sorted(), "a value was overtaken by an older one: \(counts)")
+    }
+
+    @Test func aFailingQueryDoesNotHoldBackTheOthersOfItsRound() async throws {
+        let db = try makeItemsDatabase()
+        let good = SharedReader<Int>(value: -1)
+        let bad = SharedReader<Int>(value: -1)
+        try await good.load(.fetchOne("SELECT count(*) FROM items", database: db))
+        await #expect(throws: SQLiteError.self) {
+            try await bad.load(.fetchOne("SELECT count(*) FROM missing", database: db))
+        }
+        for index in 0..<5 {
+            try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
+        }
+        try await value(of: good) { $0 == 7 }
+        #expect(good.loadError == nil)
+        #expect(bad.loadError is SQLiteError)
+        #expect(bad.wrappedValue == -1)
+    }
+
+    @Test func readerCreatedWithAKeyStopsLoadingOnceFetched() async throws {
+        let db = try makeItemsDatabase()
+        @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
+        try await eventually($count) { $0.wrappedValue == 2 && !$0.isLoading }
+    }
+
+    @Test func theCenterForgetsWhatTheCacheEvicts() async throws {
+        let db = try makeItemsDatabase()
+        let center = ObservationCenter.center(for: db)
+        let clock = ManualClock()
+        center.client.defaultContext.queryClock = .custom { clock.now }
+        center.client.evictionPolicy = QueryEvictionPolicy(idleTimeout: 10, maxStoreCount: 3)
+        let reader = SharedReader<Int>(value: -1)
+        func key(_ minimum: Int) -> SharedReaderKey<Int> {
+            .fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(minimum))], database: db)
+        }
+        for minimum in 0..<10 {
+            try await reader.load(key(minimum))
+            #expect(center.client.storeCount <= 3)
+            #expect(center.recordCount == center.client.storeCount)
+        }
+        #expect(center.indexedQueryCount == center.recordCount)
+
+        clock.advance(by: 10)
+        center.client.evictExpired()
+        #expect(center.client.storeCount == 1, "only the store the reader shows stays")
+        #expect(center.recordCount == 1)
+        #expect(center.indexedQueryCount == 1)
+
+        // An evicted query loads again from the database, and is observed again.
+        try await reader.load(key(2))
+        #expect(reader.wrappedValue == 1)
+        try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
+        try await value(of: reader) { $0 == 2 }
+        #expect(center.fetchCount(for: key(5).id) == 0, "an evicted query is not refetched")
+        withExtendedLifetime(center) {}
+    }
+
+    @Test func cacheLimitsReachLiveDatabases() throws {
+        let db = try makeItemsDatabase()
+        @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
+        let center = try #require($count.attachment?.center)
+        #expect(SharedReaderCache.storeCount(for: db) == 1)
+        #expect(center.client.evictionPolicy.maxStoreCount == SharedReaderCache.maxStoreCount)
+        // A larger limit than the default, so that other tests running now are not affected.
+        let previous = SharedReaderCache.maxStoreCount
+        defer { SharedReaderCache.maxStoreCount = previous }
+        SharedReaderCache.maxStoreCount = 5_000
+        #expect(center.client.evictionPolicy.maxStoreCount == 5_000)
+        #expect(SharedReaderCache.storeCount(for: try DatabaseQueue()) == 0)
+    }
+}
