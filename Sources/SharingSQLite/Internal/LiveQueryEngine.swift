@@ -381,6 +381,20 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
                     results = batch.map { $0.fail(error) }
                 }
             }
+            // What each query read is indexed before its value is published: a reader that sees
+            // the value may commit next, and that commit must be matched against the new region,
+            // not refetch a query whose region is still unknown.
+            state.withLock { state in
+                for (entry, result) in zip(batch, results) {
+                    guard let record = state.records[entry.id], record.region != result.region else { continue }
+                    state.index.remove(entry.id, record.region)
+                    state.index.insert(entry.id, result.region)
+                    state.records[entry.id]!.region = result.region
+                    // A commit made during the read was matched against the old region.
+                    if state.commitCount != commitCount { state.pend(entry.id) }
+                }
+                state.select(in: source)
+            }
             for result in results { result.apply() }
             let joiners = state.withLock { state -> [[Completion]] in
                 var joiners: [[Completion]] = []
@@ -394,16 +408,11 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
                     state.records[entry.id]!.joiners = []
                     state.records[entry.id]!.isInFlight = false
                     if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
-                    if record.region != result.region {
-                        state.index.remove(entry.id, record.region)
-                        state.index.insert(entry.id, result.region)
-                        state.records[entry.id]!.region = result.region
-                        // A commit made during the read was matched against the old region.
-                        if state.commitCount != commitCount { state.pend(entry.id) }
+                    if record.readerCount == 0 && record.isEvicted && record.waiters.isEmpty {
+                        state.remove(entry.id)
+                        state.select(in: source)
                     }
-                    if record.readerCount == 0 && record.isEvicted && record.waiters.isEmpty { state.remove(entry.id) }
                 }
-                state.select(in: source)
                 return joiners
             }
             for ((entry, result), joiners) in zip(zip(batch, results), joiners) {
