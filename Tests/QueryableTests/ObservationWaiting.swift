@@ -39,7 +39,9 @@ func waitUntil<Input, Answer>(
             } onChange: {
                 if once.claim() { continuation.resume(returning: .changed) }
             }
-            if current == expected, once.claim() {
+            // Tracking starts when the closure returns: a change between its read and then
+            // reaches no onChange, so the value is read once more.
+            if current == expected || queryable.isQuerying == expected, once.claim() {
                 continuation.resume(returning: .matched)
             }
             // Checked once the limit has passed, at the latest: a later change, or this timer.

@@ -106,7 +106,9 @@ func eventually<V: Sendable>(
                         } onChange: {
                             once.resume(false)
                         }
-                        if done { once.resume(true) }
+                        // Tracking starts when the closure returns: a change between its read and
+                        // then reaches no onChange, so the condition is checked once more.
+                        if done || condition(reader) { once.resume(true) }
                     }
                 } onCancel: {
                     once.resume(false)

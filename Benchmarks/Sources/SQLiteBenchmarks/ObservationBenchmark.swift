@@ -111,6 +111,8 @@ final class CountWatcher: Sendable {
     private let expected = Atomic<Int>(0)
     private let notifiedAt = Atomic<UInt64>(0)
     private let notified = DispatchSemaphore(value: 0)
+    /// Set once the expected value was noticed, so that it is signalled once.
+    private let fired = Atomic<Bool>(false)
 
     /// Returns once the reader holds its initial count (0).
     init(_ reader: SharedReader<Int?>) throws {
@@ -121,6 +123,7 @@ final class CountWatcher: Sendable {
     /// Arms the watcher for the next change. Call before the write that makes it.
     func expect(_ value: Int) {
         expected.store(value, ordering: .releasing)
+        fired.store(false, ordering: .releasing)
         arm()
     }
 
@@ -136,12 +139,22 @@ final class CountWatcher: Sendable {
         } onChange: { [self] in
             let now = monotonicNanoseconds()
             if reader.wrappedValue == expected.load(ordering: .acquiring) {
-                notifiedAt.store(now, ordering: .releasing)
-                notified.signal()
+                fire(at: now)
             } else {
                 arm()
             }
         }
+        // Tracking starts when the closure returns: a change between its read and then reaches
+        // no onChange, so the value is checked once more.
+        if reader.wrappedValue == expected.load(ordering: .acquiring) { fire(at: monotonicNanoseconds()) }
+    }
+
+    private func fire(at now: UInt64) {
+        guard fired.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
+        notifiedAt.store(now, ordering: .releasing)
+        notified.signal()
     }
 }
 

@@ -100,7 +100,10 @@ final class Arrival<Value: Sendable>: Sendable {
                 arm()
             }
         }
-        if satisfied {
+        // Tracking starts when the closure returns: a change between its read and then reaches
+        // no onChange, so the condition is checked once more (a second signal is harmless: this
+        // arrival is waited for once).
+        if satisfied || condition(reader.wrappedValue) {
             at.store(monotonicNanoseconds(), ordering: .releasing)
             done.signal()
         }
