@@ -13,11 +13,11 @@ extension Migrator {
     /// Each migration runs in a transaction of its own (PostgreSQL's DDL is transactional), so a
     /// failing one leaves no table behind and is not recorded; the ones before it stay applied.
     /// The transaction locks `schema_migrations`, so that two processes migrating at once apply
-    /// each migration once. Throws ``MigrationError`` when a migration fails, when an applied
-    /// one's SQL has changed (``MigrationError/Reason/checksumMismatch(recorded:current:)``), when
+    /// each migration once. Throws `MigrationError` when a migration fails, when an applied
+    /// one's SQL has changed (`.checksumMismatch`), when
     /// one runs `BEGIN`, `COMMIT` or `ROLLBACK`, and, before applying anything, when a pending
     /// migration is Swift code over an SQLite `Database`
-    /// (``MigrationError/Reason/requiresSQLite``).
+    /// (`.requiresSQLite`).
     public func migrate(_ db: PostgreSQLDatabase) async throws {
         try await db.execute(Self.createTableSQL)
         let applied = try await appliedMigrations(db)

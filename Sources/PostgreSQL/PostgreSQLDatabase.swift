@@ -51,8 +51,7 @@ public final class PostgreSQLDatabase: Sendable {
         try? await session.connection.close()
     }
 
-    /// Every row of `sql`, owned: the values mapped onto SQLite's (see ``PostgreSQLDatabase``'s
-    /// landing page for the mapping of types).
+    /// Every row of `sql`, owned, its values mapped onto SQLite's (<doc:PostgreSQL#Values>).
     public func fetchAll(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> [Row] {
         try await session.run(sql, arguments).rows
     }
@@ -74,6 +73,7 @@ public final class PostgreSQLDatabase: Sendable {
     /// A statement that fails inside aborts the transaction even when `body` catches its error:
     /// PostgreSQL then rolls back at `COMMIT`, which throws ``PostgreSQLError`` of kind
     /// ``PostgreSQLError/Kind/transactionAborted`` rather than pass for a commit.
+    @discardableResult
     public func transaction<Result: Sendable>(
         _ body: (PostgreSQLTransaction) async throws -> Result
     ) async throws -> Result {

@@ -21,6 +21,11 @@ enum TestServer {
 
     /// A new, empty database on the server, for one test.
     static func makeDatabase() async throws -> PostgreSQLDatabase {
+        try await PostgreSQLDatabase(makeConfiguration())
+    }
+
+    /// The configuration of a new, empty database on the server, for one test.
+    static func makeConfiguration() async throws -> PostgreSQLDatabase.Configuration {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
         do {
@@ -30,7 +35,7 @@ enum TestServer {
             throw error
         }
         await admin.close()
-        return try await PostgreSQLDatabase(configuration(database: name))
+        return try configuration(database: name)
     }
 
     /// Runs `body` with a new database, closed afterwards.
