@@ -10,12 +10,15 @@ let package = Package(
         .library(name: "QueryCache", targets: ["QueryCache"]),
         .library(name: "Queryable", targets: ["Queryable"]),
         .library(name: "SharingSQLite", targets: ["SharingSQLite"]),
+        .library(name: "PostgreSQL", targets: ["PostgreSQL"]),
         .executable(name: "sqlq", targets: ["sqlq"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation` builds the DocC catalogs in Sources/<Module>/<Module>.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The PostgreSQL wire protocol, for the PostgreSQL module only: no SQLite product links it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(
@@ -38,6 +41,12 @@ let package = Package(
         // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
         .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache", "Locking"]),
         .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite", "Locking"]),
+        // The same rows, values, constraint violations and migrations on a PostgreSQL server.
+        .target(
+            name: "PostgreSQL",
+            dependencies: ["SQLite", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLite"]),
         // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
         .executableTarget(
             name: "sqlq",

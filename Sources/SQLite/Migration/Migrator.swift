@@ -39,6 +39,9 @@ public struct Migrator: Sendable {
         public let file: String?
         /// A checksum of the SQL, for file migrations; code cannot be checksummed.
         public let checksum: String?
+        /// The SQL text, for migrations registered as SQL: what other databases run, having no
+        /// SQLite ``Database`` to hand to a Swift body.
+        package let sql: String?
         let body: @Sendable (Database) throws -> Void
     }
 
@@ -58,7 +61,7 @@ public struct Migrator: Sendable {
         _ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void
     ) throws {
         try checkUnregistered(identifier, file: nil)
-        migrations.append(Migration(identifier: identifier, file: nil, checksum: nil, body: body))
+        migrations.append(Migration(identifier: identifier, file: nil, checksum: nil, sql: nil, body: body))
     }
 
     /// Registers a migration from SQL text (one or more statements).
@@ -70,7 +73,9 @@ public struct Migrator: Sendable {
     }
 
     private static func sqlMigration(_ identifier: String, sql: String, file: String?) -> Migration {
-        Migration(identifier: identifier, file: file, checksum: checksum(sql)) { db in try db.executeScript(sql) }
+        Migration(identifier: identifier, file: file, checksum: checksum(sql), sql: sql) { db in
+            try db.executeScript(sql)
+        }
     }
 
     private func checkUnregistered(_ identifier: String, file: String?) throws {
@@ -183,7 +188,7 @@ public struct Migrator: Sendable {
 
     // MARK: Applying
 
-    private func verifyChecksums(_ applied: [AppliedMigration]) throws {
+    package func verifyChecksums(_ applied: [AppliedMigration]) throws {
         for record in applied {
             guard let migration = migrations.first(where: { $0.identifier == record.identifier }),
                 let current = migration.checksum, let recorded = record.checksum, current != recorded
@@ -246,7 +251,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    private static var quotedTable: String { "\"\(tableName)\"" }
+    package static var quotedTable: String { "\"\(tableName)\"" }
 
     private static func tableExists(_ db: Database) throws -> Bool {
         try db.fetchOne(Int.self, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(tableName)])
@@ -290,6 +295,12 @@ public struct AppliedMigration: Sendable, Hashable {
     public var checksum: String?
     /// When the migration was applied.
     public var appliedAt: Date
+
+    package init(identifier: String, checksum: String?, appliedAt: Date) {
+        self.identifier = identifier
+        self.checksum = checksum
+        self.appliedAt = appliedAt
+    }
 }
 
 /// Where one migration stands.
@@ -332,6 +343,9 @@ public struct MigrationError: Error, CustomStringConvertible {
         /// The migration's transaction was rolled back by SQLite after an error the migration
         /// caught; the migration was not recorded.
         case transactionLost
+        /// The migration is Swift code over an SQLite ``Database``, which a database other than
+        /// SQLite cannot run: register it as SQL instead.
+        case requiresSQLite
     }
 
     /// The migration, when one is concerned.
@@ -340,6 +354,12 @@ public struct MigrationError: Error, CustomStringConvertible {
     public var file: String?
     /// What went wrong.
     public var reason: Reason
+
+    package init(identifier: String?, file: String?, reason: Reason) {
+        self.identifier = identifier
+        self.file = file
+        self.reason = reason
+    }
 
     public var description: String {
         var text = "migration"
@@ -369,6 +389,10 @@ public struct MigrationError: Error, CustomStringConvertible {
             text +=
                 " failed: SQLite rolled back its transaction after an error that the migration caught, so it was "
                 + "not recorded as applied"
+        case .requiresSQLite:
+            text +=
+                " is written in Swift against an SQLite Database, so it cannot run on another database; "
+                + "register it as SQL (registerMigration(_:sql:) or a numbered .sql file)"
         }
         return text
     }

@@ -20,7 +20,9 @@ import CSQLite
 /// ```
 ///
 /// Record writes and `deleteAll` / `updateAll` throw it in place of the ``SQLiteError`` that
-/// SQLite reported, which stays available as ``underlying``.
+/// SQLite reported, which stays available as ``underlying``. Other databases throw it too (the
+/// PostgreSQL module, for one), so that code catching violations runs on either; ``underlying``
+/// then holds that database's error.
 public struct ConstraintViolation: Error, Hashable, Sendable {
     /// The kind of constraint.
     public enum Kind: String, Hashable, Sendable {
@@ -51,17 +53,38 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
     public var columns: [String]
     /// For CHECK, the constraint's name or expression; for TRIGGER, the trigger's message.
     public var constraint: String?
-    /// The error SQLite reported, with its codes, message and SQL.
-    public var underlying: SQLiteError
-
+    /// The database's message, such as SQLite's "UNIQUE constraint failed: items.title".
+    public var message: String
     /// The SQL that failed.
-    public var sql: String? { underlying.sql }
+    public var sql: String?
+    /// The error the database reported, with its codes: a ``SQLiteError`` on SQLite, the
+    /// PostgreSQL module's error on PostgreSQL. Any error rather than ``SQLiteError``, so that one
+    /// type serves every database; cast it for the codes. Equality and hashing leave it out: the
+    /// other properties are what the database said.
+    public var underlying: any Error & Sendable
+
+    /// A violation reported by some database other than SQLite, which builds its own from its
+    /// error's fields.
+    package init(
+        kind: Kind, table: String, columns: [String], constraint: String?, message: String, sql: String?,
+        underlying: any Error & Sendable
+    ) {
+        self.kind = kind
+        self.table = table
+        self.columns = columns
+        self.constraint = constraint
+        self.message = message
+        self.sql = sql
+        self.underlying = underlying
+    }
 
     /// The violation that `error` reports, or nil when it is not a constraint failure.
     /// `table` is the table the statement writes.
     public init?(_ error: SQLiteError, table: String) {
         guard error.code == SQLITE_CONSTRAINT else { return nil }
         underlying = error
+        message = error.message
+        sql = error.sql
         self.table = table
         columns = []
         // Extended codes from sqlite3.h (SQLITE_CONSTRAINT_*), spelled out because Swift does not
@@ -126,6 +149,24 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
     }
 }
 
+extension ConstraintViolation {
+    /// Equal when the database reported the same failure: everything but ``underlying``.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.kind == rhs.kind && lhs.table == rhs.table && lhs.columns == rhs.columns
+            && lhs.constraint == rhs.constraint && lhs.message == rhs.message && lhs.sql == rhs.sql
+    }
+
+    /// Hashes what equality compares: everything but ``underlying``.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(table)
+        hasher.combine(columns)
+        hasher.combine(constraint)
+        hasher.combine(message)
+        hasher.combine(sql)
+    }
+}
+
 extension ConstraintViolation: CustomStringConvertible {
     /// What failed, where, why, and the SQL:
     ///
@@ -141,12 +182,12 @@ extension ConstraintViolation: CustomStringConvertible {
             text += columns.count > 1 ? ": another row has the same values" : ": another row has the same value"
         case .primaryKey: text += ": another row has the same key"
         case .notNull: text += ": the value is NULL"
-        case .check: text += ": \(constraint ?? underlying.message)"
+        case .check: text += ": \(constraint ?? message)"
         case .foreignKey:
             text += ": a referenced row does not exist, or a row that others reference was changed or deleted"
-        case .datatype: text += ": \(underlying.message)"
-        case .trigger: text += ": \(constraint ?? underlying.message)"
-        case .other: text += ": \(underlying.message)"
+        case .datatype: text += ": \(message)"
+        case .trigger: text += ": \(constraint ?? message)"
+        case .other: text += ": \(message)"
         }
         if let sql { text += "\n  SQL: \(sql)" }
         return text

@@ -75,7 +75,7 @@ import Testing
 
     @Test func everyCatalogHasArticles() {
         let modules = Set(Self.articles.map(\.module))
-        #expect(modules == ["QueryCache", "Queryable", "SQLite", "SharingSQLite"])
+        #expect(modules == ["PostgreSQL", "QueryCache", "Queryable", "SQLite", "SharingSQLite"])
     }
 
     @Test(arguments: articles)

@@ -22,7 +22,7 @@ import Testing
             error?.sql
                 == #"INSERT INTO "items" ("id", "list_id", "title", "done", "priority", "due") VALUES (?, ?, ?, ?, ?, ?)"#
         )
-        #expect(error?.underlying.extendedCode == 2067)
+        #expect((error?.underlying as? SQLiteError)?.extendedCode == 2067)
         #expect(
             error?.description == """
                 UNIQUE constraint failed in "items" on "list_id", "title": another row has the same values
@@ -89,7 +89,7 @@ import Testing
         }
         #expect(orphan?.kind == .foreignKey)
         #expect(orphan?.table == "items")
-        #expect(orphan?.underlying.extendedCode == 787)
+        #expect((orphan?.underlying as? SQLiteError)?.extendedCode == 787)
         #expect(
             orphan?.description.hasPrefix(#"FOREIGN KEY constraint failed in "items": a referenced row does not exist"#)
                 == true)

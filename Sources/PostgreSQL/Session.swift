@@ -1,0 +1,46 @@
+import Locking
+import PostgresNIO
+import SQLite
+
+/// Statements on one connection: what ``PostgreSQLDatabase`` and ``PostgreSQLTransaction``
+/// share.
+struct Session: Sendable {
+    let connection: PostgresConnection
+    /// Where the server is, for error messages.
+    let server: String
+
+    /// PostgresNIO logs each query at debug level; this module reports through its errors.
+    static let logger: Logger = {
+        var logger = Logger(label: "PostgreSQL")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Runs one statement: its rows, owned, the count of rows it affected (or returned), and
+    /// its command, such as `INSERT`, or `ROLLBACK` for a `COMMIT` that rolled back.
+    func run(_ sql: String, _ arguments: [SQLiteValue]) async throws -> (rows: [Row], count: Int, command: String) {
+        let rows = Lock<[Row]>([])
+        do {
+            // The future-based query reports the command tag's row count, which the async row
+            // sequence does not expose.
+            let metadata = try await connection.query(
+                PostgresQuery(sql: sql, arguments: arguments), logger: Self.logger
+            ) { row in
+                var names: [String] = []
+                var values: [SQLiteValue] = []
+                names.reserveCapacity(row.count)
+                values.reserveCapacity(row.count)
+                for cell in row {
+                    names.append(cell.columnName)
+                    values.append(try SQLiteValue(cell, sql: sql))
+                }
+                let owned = Row(columnNames: names, values: values)
+                rows.withLock { $0.append(owned) }
+            }.get()
+            let fetched = rows.withLock { $0 }
+            return (fetched, metadata.rows ?? fetched.count, metadata.command)
+        } catch {
+            throw PostgreSQLError.mapping(error, sql: sql, server: server)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PostgreSQL
+import SQLite
+import Testing
+
+@Suite(.postgreSQLInstalled)
+struct ErrorTests {
+    @Test func badSQLReportsItsSQLStateAndTheSQL() async throws {
+        try await TestServer.withDatabase { db in
+            let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELEC 1") }
+            #expect(error?.kind == .server)
+            #expect(error?.sqlState == "42601")
+            #expect(error?.sql == "SELEC 1")
+            #expect(error?.description.contains("syntax error") == true)
+            #expect(error?.description.contains("SQL: SELEC 1") == true)
+        }
+    }
+
+    @Test func aMissingTableIs42P01() async throws {
+        try await TestServer.withDatabase { db in
+            let error = await #expect(throws: PostgreSQLError.self) { try await db.fetchAll("SELECT * FROM itemz") }
+            #expect(error?.sqlState == "42P01")
+            #expect(error?.message.contains("itemz") == true)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFolderWithNoServerFailsQuicklyWithATypedError() async throws {
+        let directory = NSTemporaryDirectory() + "no-server-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = PostgreSQLDatabase.Configuration(
+            address: .unixSocket(directory: directory, port: 5432),
+            user: "postgres", database: "postgres", connectTimeout: .seconds(5))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
+        #expect(error?.kind == .connectionFailed)
+        #expect(error?.description.contains(".s.PGSQL.5432") == true)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func aDuplicateKeyIsAUniqueConstraintViolation() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE)")
+            try await db.execute("INSERT INTO items VALUES (1, $1)", ["milk"])
+            let violation = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO items VALUES (2, $1)", ["milk"])
+            }
+            #expect(violation?.kind == .unique)
+            #expect(violation?.table == "items")
+            #expect(violation?.columns == ["title"])
+            #expect((violation?.underlying as? PostgreSQLError)?.sqlState == "23505")
+            #expect(violation?.sql == "INSERT INTO items VALUES (2, $1)")
+        }
+    }
+
+    @Test func nullsForeignKeysAndChecksAreViolationsToo() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE lists(id INTEGER PRIMARY KEY)")
+            try await db.execute(
+                """
+                CREATE TABLE items(
+                    id INTEGER PRIMARY KEY, list_id INTEGER REFERENCES lists(id), title TEXT NOT NULL,
+                    price INTEGER CONSTRAINT positive CHECK (price > 0)
+                )
+                """)
+            let notNull = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO items(id, title) VALUES (1, NULL)")
+            }
+            #expect(notNull?.kind == .notNull)
+            #expect(notNull?.columns == ["title"])
+            let foreignKey = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO items(id, list_id, title) VALUES (1, 9, 'milk')")
+            }
+            #expect(foreignKey?.kind == .foreignKey)
+            let check = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO items(id, title, price) VALUES (1, 'milk', -1)")
+            }
+            #expect(check?.kind == .check)
+            #expect(check?.constraint == "positive")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import PostgreSQL
+import SQLite
+import Testing
+
+@Suite(.postgreSQLInstalled)
+struct MigrationTests {
+    /// A folder of numbered migration files, removed afterwards.
+    final class MigrationFolder {
+        let path = NSTemporaryDirectory() + "pg-migrations-" + UUID().uuidString
+
+        init(_ files: [String: String]) throws {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for (name, sql) in files { try write(name, sql) }
+        }
+
+        func write(_ name: String, _ sql: String) throws {
+            try sql.write(toFile: path + "/" + name, atomically: true, encoding: .utf8)
+        }
+
+        func migrator() throws -> Migrator {
+            var migrator = Migrator()
+            try migrator.registerMigrations(inDirectory: path)
+            return migrator
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    static let schema = """
+        -- Lists; a semicolon in a comment; does not split.
+        CREATE TABLE lists(id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL DEFAULT 'a;b');
+        CREATE TABLE items(
+            id BIGSERIAL PRIMARY KEY, list_id BIGINT NOT NULL REFERENCES lists(id), title TEXT NOT NULL,
+            done BOOLEAN NOT NULL DEFAULT false
+        );
+        /* A function whose body holds semicolons: /* nested */ still a comment; */
+        CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN
+            NEW.title := NEW.title || ';';
+            RETURN NEW;
+        END;
+        $body$;
+        """
+
+    @Test func migrationsApplyOnceAndAgainDoNothing() async throws {
+        let folder = try MigrationFolder([
+            "0001_schema.sql": Self.schema,
+            "0002_seed.sql":
+                "INSERT INTO lists(name) VALUES (E'it''s \\\\ ;'); INSERT INTO items(list_id, title) VALUES (1, 'milk');",
+        ])
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            let migrator = try folder.migrator()
+            #expect(try await migrator.appliedMigrations(db).isEmpty)
+            try await migrator.migrate(db)
+            try await migrator.migrate(db)
+            let applied = try await migrator.appliedMigrations(db)
+            #expect(applied.map(\.identifier) == ["0001_schema", "0002_seed"])
+            #expect(applied.map(\.checksum) == migrator.migrations.map(\.checksum))
+            #expect(try await db.fetchAll("SELECT id FROM items").count == 1)
+            #expect(try await db.fetchOne("SELECT name FROM lists")?.value(named: "name") == .text("it's \\ ;"))
+        }
+    }
+
+    @Test func anAppliedMigrationWhoseFileChangedIsRefused() async throws {
+        let folder = try MigrationFolder(["0001_schema.sql": "CREATE TABLE lists(id BIGINT PRIMARY KEY);"])
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            try await folder.migrator().migrate(db)
+            try folder.write("0001_schema.sql", "CREATE TABLE lists(id BIGINT PRIMARY KEY, name TEXT);")
+            try folder.write("0002_more.sql", "CREATE TABLE more(id BIGINT);")
+            let error = await #expect(throws: MigrationError.self) { try await folder.migrator().migrate(db) }
+            guard case .checksumMismatch = error?.reason else {
+                Issue.record("expected a checksum mismatch, got \(String(describing: error))")
+                return
+            }
+            #expect(error?.identifier == "0001_schema")
+            #expect(
+                try await db.fetchOne("SELECT to_regclass('more') IS NULL AS missing")?.value(named: "missing")
+                    == .integer(1))
+        }
+    }
+
+    @Test func aFailingMigrationLeavesNoTrace() async throws {
+        let folder = try MigrationFolder([
+            "0001_lists.sql": "CREATE TABLE lists(id BIGINT PRIMARY KEY);",
+            "0002_broken.sql": "CREATE TABLE items(id BIGINT PRIMARY KEY); INSERT INTO nowhere VALUES (1);",
+        ])
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            let error = await #expect(throws: MigrationError.self) { try await folder.migrator().migrate(db) }
+            #expect(error?.identifier == "0002_broken")
+            guard case .failed(let cause) = error?.reason else {
+                Issue.record("expected a failed migration, got \(String(describing: error))")
+                return
+            }
+            #expect((cause as? PostgreSQLError)?.sqlState == "42P01")
+            #expect(try await folder.migrator().appliedMigrations(db).map(\.identifier) == ["0001_lists"])
+            let items = try await db.fetchOne("SELECT to_regclass('items') IS NULL AS missing")
+            #expect(items?.value(named: "missing") == .integer(1))
+        }
+    }
+
+    @Test func aSwiftMigrationIsRefusedBeforeAnythingRuns() async throws {
+        var migrator = Migrator()
+        try migrator.registerMigration("0001_lists", sql: "CREATE TABLE lists(id BIGINT PRIMARY KEY)")
+        try migrator.registerMigration("0002_code") { db in try db.execute("CREATE TABLE items(id INTEGER)") }
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
+            guard case .requiresSQLite = error?.reason else {
+                Issue.record("expected requiresSQLite, got \(String(describing: error))")
+                return
+            }
+            #expect(error?.identifier == "0002_code")
+            #expect(try await migrator.appliedMigrations(db).isEmpty)
+        }
+    }
+
+    @Test func aMigrationMayNotEndItsTransaction() async throws {
+        var migrator = Migrator()
+        try migrator.registerMigration("0001_commit", sql: "CREATE TABLE lists(id BIGINT); COMMIT;")
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
+            guard case .transactionControl = error?.reason else {
+                Issue.record("expected transactionControl, got \(String(describing: error))")
+                return
+            }
+            #expect(
+                try await db.fetchOne("SELECT to_regclass('lists') IS NULL AS missing")?.value(named: "missing")
+                    == .integer(1))
+        }
+    }
+}

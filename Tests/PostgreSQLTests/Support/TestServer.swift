@@ -1,0 +1,132 @@
+import Foundation
+import PostgreSQL
+
+/// A throwaway PostgreSQL server for the tests: one per test process, started on first use in a
+/// temporary folder, listening only on a unix socket in that folder, stopped and deleted when
+/// the process exits. Each test opens a database of its own, so tests run in parallel.
+enum TestServer {
+    /// The folder holding `initdb` and `pg_ctl`, newest version first, or nil when PostgreSQL's
+    /// server binaries are not installed.
+    static let binaries: String? = {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "\(root)/\($0)/bin" }.first {
+            FileManager.default.isExecutableFile(atPath: "\($0)/initdb")
+                && FileManager.default.isExecutableFile(atPath: "\($0)/pg_ctl")
+        }
+    }()
+
+    /// The running server's folder (its data and its socket) and port, or why it did not start.
+    private static let server: Result<(directory: String, port: Int), any Error> = Result { try start() }
+
+    /// A new, empty database on the server, for one test.
+    static func makeDatabase() async throws -> PostgreSQLDatabase {
+        try await PostgreSQLDatabase(makeConfiguration())
+    }
+
+    /// The configuration of a new, empty database on the server, for one test.
+    static func makeConfiguration() async throws -> PostgreSQLDatabase.Configuration {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
+        do {
+            try await admin.execute("CREATE DATABASE \(name)")
+        } catch {
+            await admin.close()
+            throw error
+        }
+        await admin.close()
+        return try configuration(database: name)
+    }
+
+    /// Runs `body` with a new database, closed afterwards.
+    static func withDatabase<Result>(_ body: (PostgreSQLDatabase) async throws -> Result) async throws -> Result {
+        let db = try await makeDatabase()
+        do {
+            let result = try await body(db)
+            await db.close()
+            return result
+        } catch {
+            await db.close()
+            throw error
+        }
+    }
+
+    static func configuration(database: String) throws -> PostgreSQLDatabase.Configuration {
+        let (directory, port) = try server.get()
+        return .init(address: .unixSocket(directory: directory, port: port), user: "postgres", database: database)
+    }
+
+    /// Set once the server runs, for the exit handler, which cannot capture anything. Safe
+    /// unsynchronized: written once inside `server`'s one-time initialization, before the handler
+    /// that reads it is registered, and read only at exit.
+    nonisolated(unsafe) private static var running: (binaries: String, directory: String)?
+
+    private static func start() throws -> (directory: String, port: Int) {
+        guard let binaries else { throw TestServerError("PostgreSQL's server binaries were not found") }
+        let directory = NSTemporaryDirectory() + "pg-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0 { try run(["chown", "postgres", directory], limit: 10) }
+        // The socket's name is all the port is, since the server listens on no TCP address.
+        let port = 40_000 + Int(getpid() % 20_000)
+        try run(
+            [
+                "\(binaries)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "postgres", "-E", "UTF8",
+                "--locale=C",
+            ],
+            limit: 120)
+        running = (binaries, directory)
+        atexit {
+            guard let (binaries, directory) = TestServer.running else { return }
+            try? TestServer.run(
+                ["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "-t", "20", "stop"],
+                limit: 30)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        try run(
+            [
+                "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
+                "-o", "-k \(directory) -c listen_addresses='' -p \(port)", "-w", "-t", "60", "start",
+            ],
+            limit: 90)
+        return (directory, port)
+    }
+
+    /// Runs a command as the `postgres` user when this process is root (the server refuses to
+    /// run as root), with a time limit; throws with its output when it fails.
+    ///
+    /// Spawned and awaited with `posix_spawn` and `waitpid` rather than `Process`, whose wait
+    /// also waits for every process that inherited its descriptors: the server `pg_ctl` leaves
+    /// running would keep it waiting.
+    private static func run(_ arguments: [String], limit seconds: Int) throws {
+        let asPostgres = getuid() == 0 && arguments[0] != "chown"
+        let command =
+            ["timeout", String(seconds)] + (asPostgres ? ["runuser", "-u", "postgres", "--"] : []) + arguments
+        let output = NSTemporaryDirectory() + "pg-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, command[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else {
+            throw TestServerError("cannot run \(command[0]): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        // A normal exit has the code in bits 8-15 and nothing in the low 7 bits.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw TestServerError("\(command.joined(separator: " ")) failed (wait status \(status)): \(text)")
+        }
+    }
+}
+
+struct TestServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,116 @@
+import PostgreSQL
+import SQLite
+import Testing
+
+@Suite(.postgreSQLInstalled)
+struct TypeMappingTests {
+    @Test func valuesRoundTripThroughTheirColumns() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute(
+                """
+                CREATE TABLE things(
+                    id BIGSERIAL PRIMARY KEY, small SMALLINT, count INTEGER, big BIGINT, ratio DOUBLE PRECISION,
+                    single REAL, price NUMERIC(10, 2), title TEXT, code VARCHAR(8), letter CHAR(3), data BYTEA,
+                    done BOOLEAN, note TEXT
+                )
+                """)
+            let blob: [UInt8] = [0, 1, 0x7f, 0x80, 0xff]
+            let inserted = try await db.execute(
+                """
+                INSERT INTO things(small, count, big, ratio, single, price, title, code, letter, data, done, note)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                """,
+                [7, -42, .integer(.max), 0.1, 1.5, 12.5, "crème brûlée 🍮", "abc", "x", .blob(blob), 1, .null])
+            #expect(inserted == 1)
+
+            let row = try #require(
+                try await db.fetchOne(
+                    "SELECT small, count, big, ratio, single, price, title, code, letter, data, done, note FROM things")
+            )
+            #expect(
+                row.columnNames == [
+                    "small", "count", "big", "ratio", "single", "price", "title", "code", "letter", "data", "done",
+                    "note",
+                ])
+            #expect(
+                row.values == [
+                    .integer(7), .integer(-42), .integer(.max), .real(0.1), .real(1.5), .real(12.5),
+                    .text("crème brûlée 🍮"), .text("abc"), .text("x  "), .blob(blob), .integer(1), .null,
+                ])
+            let done: Bool = try row["done"]
+            #expect(done)
+            let title: String = try row["title"]
+            #expect(title == "crème brûlée 🍮")
+            let note: String? = try row["note"]
+            #expect(note == nil)
+        }
+    }
+
+    @Test func falseIsZeroAndAnIntegerArgumentBindsToABoolean() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, done BOOLEAN NOT NULL)")
+            try await db.execute("INSERT INTO items VALUES (1, $1), (2, $2)", [0, 1])
+            let rows = try await db.fetchAll("SELECT done FROM items WHERE done = $1 OR id = 1 ORDER BY id", [1])
+            #expect(rows.map { $0.values } == [[.integer(0)], [.integer(1)]])
+        }
+    }
+
+    @Test func datesTimesUUIDsAndJSONReadAsPostgreSQLPrintsThem() async throws {
+        try await TestServer.withDatabase { db in
+            let expressions = [
+                "TIMESTAMP '2024-03-01 12:30:00.25'", "TIMESTAMP '1999-12-31 23:59:59'",
+                "TIMESTAMPTZ '2024-03-01 12:30:00+02'", "DATE '2024-02-29'", "DATE '0044-03-15 BC'",
+                "TIME '08:05:03.000001'", "'infinity'::timestamp",
+                "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "'{\"a\": [1, 2]}'::json", "'{\"a\": [1, 2]}'::jsonb",
+                "12345678901234567890.125::numeric",
+            ]
+            for expression in expressions {
+                let row = try #require(
+                    try await db.fetchOne("SELECT \(expression) AS value, (\(expression))::text AS text"))
+                let text: String = try row["text"]
+                if expression.hasSuffix("::numeric") {
+                    #expect(row.value(named: "value") == .real(Double(text)!))
+                } else {
+                    #expect(row.value(named: "value") == .text(text), "\(expression)")
+                }
+            }
+        }
+    }
+
+    @Test func aTypeWithoutAReaderNamesTheCastThatFixesIt() async throws {
+        try await TestServer.withDatabase { db in
+            let error = await #expect(throws: PostgreSQLError.self) {
+                try await db.fetchAll("SELECT '1 day'::interval AS span")
+            }
+            #expect(error?.kind == .unsupportedType)
+            #expect(error?.description.contains("span::text") == true)
+            let row = try await db.fetchOne("SELECT '1 day'::interval::text AS span")
+            #expect(row?.value(named: "span") == .text("1 day"))
+        }
+    }
+
+    @Test func argumentsAreBoundNeverSpliced() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE notes(body TEXT)")
+            let hostile = "'); DROP TABLE notes; --"
+            try await db.execute("INSERT INTO notes VALUES ($1)", [.text(hostile)])
+            let rows = try await db.fetchAll("SELECT body FROM notes WHERE body = $1", [.text(hostile)])
+            #expect(rows.map { $0.values } == [[.text(hostile)]])
+        }
+    }
+
+    /// `FetchableRow` decodes from a `BorrowedRow`, which only an SQLite statement produces; the
+    /// owned `Row`s read here decode the same values through the same typed subscripts.
+    @Test func rowsDecodeTypedValuesByIndexAndName() async throws {
+        try await TestServer.withDatabase { db in
+            let row = try #require(
+                try await db.fetchOne("SELECT 3::int8 AS id, 'milk' AS title, true AS done, NULL::text AS note"))
+            let id: Int64 = try row[0]
+            let title: String = try row["title"]
+            let done: Bool = try row["done"]
+            let note: String? = try row["note"]
+            #expect(id == 3 && title == "milk" && done && note == nil)
+            #expect(throws: RowDecodingError.self) { let _: Int = try row["title"] }
+        }
+    }
+}
