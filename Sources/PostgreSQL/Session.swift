@@ -19,6 +19,12 @@ struct Session: Sendable {
     /// Runs one statement: its rows, owned, the count of rows it affected (or returned), and
     /// its command, such as `INSERT`, or `ROLLBACK` for a `COMMIT` that rolled back.
     func run(_ sql: String, _ arguments: [SQLiteValue]) async throws -> (rows: [Row], count: Int, command: String) {
+        // PostgresNIO leaves a query on a closed connection waiting forever.
+        if connection.isClosed {
+            throw PostgreSQLError(
+                kind: .connectionClosed, message: "the connection to \(server) is closed; open the database again",
+                sql: sql)
+        }
         let rows = Lock<[Row]>([])
         do {
             // The future-based query reports the command tag's row count, which the async row

@@ -39,6 +39,14 @@ struct ErrorTests {
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aClosedDatabaseThrowsRatherThanWaits() async throws {
+        let db = try await TestServer.makeDatabase()
+        await db.close()
+        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 1") }
+        #expect(error?.kind == .connectionClosed)
+    }
+
     @Test func aDuplicateKeyIsAUniqueConstraintViolation() async throws {
         try await TestServer.withDatabase { db in
             try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE)")
