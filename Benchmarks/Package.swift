@@ -2,7 +2,7 @@
 import PackageDescription
 
 // A package of its own, so that GRDB and the benchmark programs stay out of the main package,
-// whose libraries need nothing but libsqlite3.
+// whose SQLite libraries need nothing but libsqlite3.
 let package = Package(
     name: "Benchmarks",
     dependencies: [
@@ -10,6 +10,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // sqlq's command-line parser, for the start-up floor of a program that only parses options.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Raw PostgresNIO, the floor the PostgreSQL source is measured against.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // Raw sqlite3 calls, the floor every other contender is measured against.
@@ -21,6 +23,15 @@ let package = Package(
                 .product(name: "SQLite", package: "SharingSQLite"),
                 .product(name: "SharingSQLite", package: "SharingSQLite"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The PostgreSQL source against raw PostgresNIO, on a throwaway server (see run-postgres).
+        .executableTarget(
+            name: "PostgreSQLBenchmarks",
+            dependencies: [
+                .product(name: "PostgreSQL", package: "SharingSQLite"),
+                .product(name: "SQLite", package: "SharingSQLite"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // Whole-process timings of the sqlq executable against the sqlite3 shell (see run-cli).

@@ -28,7 +28,8 @@ extension QueryInterfaceRequest where RowValue: FetchableRow {
     /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
         let (sql, arguments) = try postgreSQL()
-        return try await db.fetchAll(sql, arguments).map { try RowValue(row: BorrowedRow($0)) }
+        let cursor = OwnedRowCursor()
+        return try await db.fetchAll(sql, arguments).map { try RowValue(row: cursor.borrow($0)) }
     }
 
     /// The first row, or nil, on PostgreSQL.
@@ -59,7 +60,8 @@ extension QueryInterfaceRequest where RowValue: FetchableRow & Decodable {
     /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
         let (sql, arguments) = try postgreSQL()
-        return try await db.fetchAll(sql, arguments).map { try RowValue(row: BorrowedRow($0)) }
+        let cursor = OwnedRowCursor()
+        return try await db.fetchAll(sql, arguments).map { try RowValue(row: cursor.borrow($0)) }
     }
 
     /// The first row, or nil, on PostgreSQL.

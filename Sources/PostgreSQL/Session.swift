@@ -25,25 +25,23 @@ struct Session: Sendable {
                 kind: .connectionClosed, message: "the connection to \(server) is closed; open the database again",
                 sql: sql)
         }
-        let rows = Lock<[Row]>([])
+        // The column names once, shared by every row.
+        let rows = Lock<(names: [String]?, rows: [Row])>((nil, []))
         do {
             // The future-based query reports the command tag's row count, which the async row
             // sequence does not expose.
             let metadata = try await connection.query(
                 PostgresQuery(sql: sql, arguments: arguments), logger: Self.logger
             ) { row in
-                var names: [String] = []
                 var values: [SQLiteValue] = []
-                names.reserveCapacity(row.count)
                 values.reserveCapacity(row.count)
-                for cell in row {
-                    names.append(cell.columnName)
-                    values.append(try SQLiteValue(cell, sql: sql))
+                for cell in row { values.append(try SQLiteValue(cell, sql: sql)) }
+                rows.withLock { state in
+                    if state.names == nil { state.names = row.map(\.columnName) }
+                    state.rows.append(Row(columnNames: state.names!, values: values))
                 }
-                let owned = Row(columnNames: names, values: values)
-                rows.withLock { $0.append(owned) }
             }.get()
-            let fetched = rows.withLock { $0 }
+            let fetched = rows.withLock { $0.rows }
             return (fetched, metadata.rows ?? fetched.count, metadata.command)
         } catch {
             throw PostgreSQLError.mapping(error, sql: sql, server: server)

@@ -28,7 +28,7 @@ public struct BorrowedRow {
     // of a fetch.
 
     /// The statement, held so that it outlives the row (reads use `handle` instead); or, for a
-    /// row of another source, its ``OwnedValues``.
+    /// row of another source, its ``OwnedRowCursor``.
     @usableFromInline let source: AnyObject
     @usableFromInline let handle: OpaquePointer?
     @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>
@@ -36,21 +36,6 @@ public struct BorrowedRow {
     /// The statement's step generation for the row this stands on. Fetch loops move one row
     /// value along the statement by updating it, which spares a reference count per row.
     @usableFromInline var generation: UInt64
-
-    /// The values of a row read whole by another source.
-    @usableFromInline
-    final class OwnedValues {
-        @usableFromInline let row: Row
-        /// Never moves: an owned row stands on the same values for its whole life.
-        @usableFromInline let generation = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
-
-        init(_ row: Row) {
-            self.row = row
-            generation.initialize(to: 0)
-        }
-
-        deinit { generation.deallocate() }
-    }
 
     @inlinable
     init(statement: Statement) {
@@ -61,15 +46,19 @@ public struct BorrowedRow {
         generation = statement.generation
     }
 
-    /// A row whose values another source (PostgreSQL) already read, handed to
-    /// ``FetchableRow/init(row:)`` so that the same record types decode from every source.
-    package init(_ row: Row) {
-        let owned = OwnedValues(row)
-        source = owned
+    /// The row a cursor over rows of another source stands on.
+    init(cursor: OwnedRowCursor) {
+        source = cursor
         handle = nil
-        generationPointer = owned.generation
-        columnCount = row.count
-        generation = 0
+        generationPointer = cursor.generation
+        columnCount = cursor.row.count
+        generation = cursor.generation.pointee
+    }
+
+    /// A row whose values another source already read; a fetch of many rows moves one
+    /// ``OwnedRowCursor`` along them instead.
+    package init(_ row: Row) {
+        self.init(cursor: OwnedRowCursor(row))
     }
 
     /// The statement of a row read from SQLite.
@@ -78,7 +67,7 @@ public struct BorrowedRow {
 
     /// The values of a row read whole by another source.
     @usableFromInline
-    var owned: Row? { handle == nil ? unsafeDowncast(source, to: OwnedValues.self).row : nil }
+    var owned: Row? { handle == nil ? unsafeDowncast(source, to: OwnedRowCursor.self).row : nil }
 
     /// Moves the row to the statement's current row.
     @inlinable
@@ -181,4 +170,27 @@ extension BorrowedRow: RowReading {
 extension BorrowedRow: CustomStringConvertible {
     /// `[id:1 title:'milk' done:0]`
     public var description: String { textDescription }
+}
+
+/// Hands the rows of another source (PostgreSQL's arrive whole) to ``FetchableRow/init(row:)``
+/// one at a time, as a statement hands its own: one cursor per fetch, so that a row costs no
+/// allocation, and a ``BorrowedRow`` kept past its call traps as it would on SQLite.
+package final class OwnedRowCursor {
+    @usableFromInline private(set) var row: Row
+    /// Moves with each row, for ``BorrowedRow``'s check that it is still current.
+    @usableFromInline let generation = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+
+    package init(_ row: Row = Row(columnNames: [], values: [])) {
+        self.row = row
+        generation.initialize(to: 0)
+    }
+
+    deinit { generation.deallocate() }
+
+    /// The cursor moved to `row`, for the duration of one `init(row:)` call.
+    package func borrow(_ row: Row) -> BorrowedRow {
+        self.row = row
+        generation.pointee &+= 1
+        return BorrowedRow(cursor: self)
+    }
 }
