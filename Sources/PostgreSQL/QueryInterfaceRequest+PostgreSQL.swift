@@ -22,34 +22,42 @@ extension QueryInterfaceRequest {
         guard let row = try await db.fetchAll(sql, arguments).first else { return 0 }
         return try row[0]
     }
+
+    /// The rows (`one`: at most the first), each decoded by `T`'s `init(row:)` through one cursor.
+    fileprivate func records<T: FetchableRow>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
+        let (sql, arguments) = try postgreSQL(one: one)
+        let cursor = OwnedRowCursor()
+        return try await db.fetchAll(sql, arguments).map { try T(row: cursor.borrow($0)) }
+    }
+
+    /// The first column of the rows (`one`: at most the first).
+    fileprivate func values<T: SQLiteValueConvertible>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
+        let (sql, arguments) = try postgreSQL(one: one)
+        return try await db.fetchAll(sql, arguments).map { try $0[0] }
+    }
 }
 
 extension QueryInterfaceRequest where RowValue: FetchableRow {
     /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        let (sql, arguments) = try postgreSQL()
-        let cursor = OwnedRowCursor()
-        return try await db.fetchAll(sql, arguments).map { try RowValue(row: cursor.borrow($0)) }
+        try await records(db, one: false)
     }
 
     /// The first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        let (sql, arguments) = try postgreSQL(one: true)
-        return try await db.fetchAll(sql, arguments).first.map { try RowValue(row: BorrowedRow($0)) }
+        (try await records(db, one: true) as [RowValue]).first
     }
 }
 
 extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
     /// The first column of every row, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        let (sql, arguments) = try postgreSQL()
-        return try await db.fetchAll(sql, arguments).map { try $0[0] }
+        try await values(db, one: false)
     }
 
     /// The first column of the first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        let (sql, arguments) = try postgreSQL(one: true)
-        return try await db.fetchAll(sql, arguments).first.map { try $0[0] }
+        (try await values(db, one: true) as [RowValue]).first
     }
 }
 
@@ -59,29 +67,24 @@ extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
 extension QueryInterfaceRequest where RowValue: FetchableRow & Decodable {
     /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        let (sql, arguments) = try postgreSQL()
-        let cursor = OwnedRowCursor()
-        return try await db.fetchAll(sql, arguments).map { try RowValue(row: cursor.borrow($0)) }
+        try await records(db, one: false)
     }
 
     /// The first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        let (sql, arguments) = try postgreSQL(one: true)
-        return try await db.fetchAll(sql, arguments).first.map { try RowValue(row: BorrowedRow($0)) }
+        (try await records(db, one: true) as [RowValue]).first
     }
 }
 
 extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible & Decodable {
     /// The first column of every row, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        let (sql, arguments) = try postgreSQL()
-        return try await db.fetchAll(sql, arguments).map { try $0[0] }
+        try await values(db, one: false)
     }
 
     /// The first column of the first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        let (sql, arguments) = try postgreSQL(one: true)
-        return try await db.fetchAll(sql, arguments).first.map { try $0[0] }
+        (try await values(db, one: true) as [RowValue]).first
     }
 }
 

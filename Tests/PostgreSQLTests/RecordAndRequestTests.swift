@@ -3,7 +3,7 @@ import SQLite
 import Testing
 
 /// A record as an app writes it on SQLite: a rowid key the database assigns, a Bool, an optional.
-private struct Task: PersistableRecord, FetchableRow, Equatable, Sendable {
+private struct TaskRecord: PersistableRecord, FetchableRow, Equatable, Sendable {
     static let tableName = "tasks"
     static let databaseColumns = ["id", "title", "done", "priority"]
 
@@ -49,23 +49,26 @@ struct RecordAndRequestTests {
     @Test func recordsAreInsertedUpdatedUpsertedAndDeleted() async throws {
         try await TestServer.withDatabase { db in
             try await db.execute(schema)
-            var milk = Task(title: "milk", priority: 2)
+            var milk = TaskRecord(title: "milk", priority: 2)
             #expect(try await milk.insert(db) == 1)
             #expect(milk.id != nil, "the key the database assigned reaches didInsert(rowID:)")
-            var bread = Task(title: "bread")
+            var bread = TaskRecord(title: "bread")
             try await bread.insert(db)
             #expect(bread.id.map { $0 > milk.id! } == true)
 
             milk.done = true
             #expect(try await milk.update(db) == 1)
-            let missing = Task(id: 999, title: "nothing")
+            let missing = TaskRecord(id: 999, title: "nothing")
             let notFound = await #expect(throws: RecordNotFound.self) { try await missing.update(db) }
             #expect(notFound?.table == "tasks" && notFound?.values == [.integer(999)])
 
-            try await Task(id: milk.id, title: "milk", done: false, priority: 5).upsert(db)
-            try await Task(id: 50, title: "eggs").upsert(db)
-            let stored = try await Table("tasks").sort(Column("id")).asRequest(of: Task.self).fetchAll(db)
-            #expect(stored == [Task(id: milk.id, title: "milk", priority: 5), bread, Task(id: 50, title: "eggs")])
+            try await TaskRecord(id: milk.id, title: "milk", done: false, priority: 5).upsert(db)
+            try await TaskRecord(id: 50, title: "eggs").upsert(db)
+            let stored = try await Table("tasks").sort(Column("id")).asRequest(of: TaskRecord.self).fetchAll(db)
+            #expect(
+                stored == [
+                    TaskRecord(id: milk.id, title: "milk", priority: 5), bread, TaskRecord(id: 50, title: "eggs"),
+                ])
 
             #expect(try await bread.delete(db) == 1)
             #expect(try await bread.delete(db) == 0)
@@ -78,19 +81,19 @@ struct RecordAndRequestTests {
             try await db.execute(schema)
             try await db.execute("ALTER TABLE tasks ALTER COLUMN priority SET DEFAULT 3")
             // NULL priority is written as NULL: a default applies only to columns left out.
-            let stored = try await Task(title: "milk").insertAndFetch(db)
+            let stored = try await TaskRecord(title: "milk").insertAndFetch(db)
             #expect(stored.id != nil && stored.title == "milk" && stored.priority == nil)
-            let updated = try await Task(id: stored.id, title: "oat milk", done: true).updateAndFetch(db)
-            #expect(updated == Task(id: stored.id, title: "oat milk", done: true))
+            let updated = try await TaskRecord(id: stored.id, title: "oat milk", done: true).updateAndFetch(db)
+            #expect(updated == TaskRecord(id: stored.id, title: "oat milk", done: true))
         }
     }
 
     @Test func aUniqueViolationIsTheSameConstraintViolationAsOnSQLite() async throws {
         try await TestServer.withDatabase { db in
             try await db.execute(schema)
-            var first = Task(title: "milk")
+            var first = TaskRecord(title: "milk")
             try await first.insert(db)
-            var second = Task(title: "milk")
+            var second = TaskRecord(title: "milk")
             let violation = await #expect(throws: ConstraintViolation.self) { try await second.insert(db) }
             #expect(violation?.kind == .unique)
             #expect(second.id == nil)
@@ -101,14 +104,14 @@ struct RecordAndRequestTests {
         try await TestServer.withDatabase { db in
             try await db.execute(schema)
             for (title, done) in [("milk", false), ("Bread", true), ("50% off", false)] {
-                var task = Task(title: title, done: done)
+                var task = TaskRecord(title: title, done: done)
                 try await task.insert(db)
             }
             let open = Table("tasks").filter(Column("done") == false).sort(Column("title"))
-            #expect(try await open.asRequest(of: Task.self).fetchAll(db).map(\.title) == ["50% off", "milk"])
+            #expect(try await open.asRequest(of: TaskRecord.self).fetchAll(db).map(\.title) == ["50% off", "milk"])
             #expect(
                 try await open.select(Column("title")).asRequest(of: String.self).fetchAll(db) == ["50% off", "milk"])
-            #expect(try await open.asRequest(of: Task.self).fetchOne(db)?.title == "50% off")
+            #expect(try await open.asRequest(of: TaskRecord.self).fetchOne(db)?.title == "50% off")
             #expect(try await open.fetchCount(db) == 2)
             // SQLite's LIKE ignores ASCII case, and `contains` matches `%` literally.
             #expect(try await Table("tasks").filter(Column("title").like("b%")).fetchCount(db) == 1)

@@ -171,30 +171,40 @@ final class SQLRenderer {
     }
 
     func append(_ fragment: SQLFragment) {
+        guard dialect == .sqlite else { return appendPostgreSQL(fragment) }
+        for segment in fragment.segments { append(segment) }
+    }
+
+    private func append(_ segment: SQLFragment.Segment) {
+        switch segment {
+        case .sql(let text): append(text: text)
+        case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
+        case .binding(let value): appendBinding(value)
+        }
+    }
+
+    /// A fragment in PostgreSQL's dialect: the pieces whose meaning depends on their neighbours.
+    private func appendPostgreSQL(_ fragment: SQLFragment) {
         var segments = fragment.segments[...]
         while let segment = segments.popFirst() {
             // An empty list: SQLite reads `IN ()` as false, even for NULL; PostgreSQL has no such
             // syntax, and `= ANY('{}')` is false in the same cases, with an array of the left
             // side's type.
-            if dialect == .postgreSQL, case .sql(" IN (") = segment, case .sql(")") = segments.first {
+            if case .sql(" IN (") = segment, case .sql(")") = segments.first {
                 segments.removeFirst()
                 appendRaw(" = ANY('{}')")
                 continue
             }
             // PostgreSQL's LIKE takes `\` as an escape character unless told otherwise; SQLite's
             // has none. `contains` and `hasPrefix` name their own.
-            if dialect == .postgreSQL, case .sql(" LIKE ") = segment, case .binding(let value) = segments.first {
+            if case .sql(" LIKE ") = segment, case .binding(let value) = segments.first {
                 segments.removeFirst()
                 append(text: " LIKE ")
                 appendBinding(value)
                 if case .sql(" ESCAPE '\\'") = segments.first {} else { appendRaw(Self.noLikeEscape) }
                 continue
             }
-            switch segment {
-            case .sql(let text): append(text: text)
-            case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
-            case .binding(let value): appendBinding(value)
-            }
+            append(segment)
         }
     }
 
