@@ -40,13 +40,21 @@ let package = Package(
         .testTarget(name: "QueryableTests", dependencies: ["Queryable", "Locking"]),
         // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
         .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache", "Locking"]),
-        .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite", "Locking"]),
-        // The same rows, values, constraint violations and migrations on a PostgreSQL server.
+        .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite", "LiveValueTesting", "Locking"]),
+        // Waiting for live values in tests, whatever their source.
+        .target(name: "LiveValueTesting", dependencies: ["SharingSQLite", "Locking"], path: "Tests/LiveValueTesting"),
+        // The same rows, values, constraint violations, migrations and live values on a PostgreSQL
+        // server.
         .target(
             name: "PostgreSQL",
-            dependencies: ["SQLite", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "SQLite", "SharingSQLite", "QueryCache", "Locking",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
-        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLite"]),
+        .testTarget(
+            name: "PostgreSQLTests",
+            dependencies: ["PostgreSQL", "SQLite", "SharingSQLite", "LiveValueTesting", "Locking"]),
         // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
         .executableTarget(
             name: "sqlq",

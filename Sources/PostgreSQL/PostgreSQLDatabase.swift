@@ -1,3 +1,4 @@
+import Locking
 import PostgresNIO
 import SQLite
 
@@ -24,7 +25,9 @@ import SQLite
 public final class PostgreSQLDatabase: Sendable {
     /// Where this database connects, and as whom.
     public let configuration: Configuration
-    private let session: Session
+    let session: Session
+    /// The engine of the live values read from this database, while any is read.
+    let engineSlot = Lock(WeakEngine())
 
     /// Connects to the server. Throws ``PostgreSQLError`` of kind
     /// ``PostgreSQLError/Kind/connectionFailed`` when nothing answers at the address or the

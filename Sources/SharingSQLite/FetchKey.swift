@@ -96,7 +96,8 @@ extension SharedReaderKey {
         }
     }
 
-    /// The value of a `FetchKeyRequest`: any query, built with the query builder or by hand.
+    /// The value of a `FetchKeyRequest` that runs SQLite SQL: any query, built with the query
+    /// builder or by hand.
     ///
     /// ```swift
     /// try await $items.load(.fetch(Items(filterDate: date, order: .reverse), database: db))
@@ -107,14 +108,41 @@ extension SharedReaderKey {
     /// they read in a row their filter may match (see `SharedReaderCache.observesRows`).
     public static func fetch<Request: FetchKeyRequest>(
         _ request: Request, database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == Request.Value {
-        SharedReaderKey(
-            id: QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))]), database: database
-        ) { db in
+    ) -> Self where Value == Request.Value, Request.Connection == Database {
+        requestKey(request, database) { try request.fetch($0) }
+    }
+
+    /// The value of a `FetchKeyRequest` that runs on any source (its `fetch` takes
+    /// `any SQLConnection`), read from SQLite.
+    public static func fetch<Request: FetchKeyRequest>(
+        _ request: Request, database: (any DatabaseWriter)? = nil
+    ) -> Self where Value == Request.Value, Request.Connection == any SQLConnection {
+        requestKey(request, database) { try request.fetch($0) }
+    }
+
+    private static func requestKey<Request: FetchKeyRequest>(
+        _ request: Request, _ database: (any DatabaseWriter)?,
+        _ fetch: @escaping @Sendable (Database) throws -> Value
+    ) -> Self {
+        let id = QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))])
+        return sqliteKey(id, database) { db in
             let (value, region) = try db.recordingReadRegion(scopingRows: SharedReaderCache.observesRows) { db in
-                try request.fetch(db)
+                try fetch(db)
             }
             return (value, .region(region))
+        }
+    }
+
+    /// A key whose query runs `fetch` on `database`, or on the default database when it is nil.
+    private static func sqliteKey(
+        _ id: QueryPath, _ database: (any DatabaseWriter)?,
+        _ fetch: @escaping @Sendable (Database) throws -> (Value, ObservedRegion)
+    ) -> Self {
+        SharedReaderKey(id: id, database: database) {
+            guard let writer = database ?? DefaultDatabase.current else { throw SharingSQLiteError.noDatabase }
+            let query = LiveFetchQuery(path: id) { try await writer.read { db in try fetch(db).0 } }
+            let (store, lease) = ObservationCenter.center(for: writer).attach(id, query: query, fetch: fetch)
+            return LiveAttachment(store: store, lease: lease)
         }
     }
 
@@ -123,7 +151,7 @@ extension SharedReaderKey {
         _ database: (any DatabaseWriter)?, _ fetch: @escaping @Sendable (Database) throws -> Value
     ) -> Self {
         let identity = SQLKeyIdentity(kind: kind, type: type, sql: sql, arguments: arguments)
-        return SharedReaderKey(id: QueryPath(elements: [QueryPath.Element(identity)]), database: database) { db in
+        return sqliteKey(QueryPath(elements: [QueryPath.Element(identity)]), database) { db in
             if SharedReaderCache.observesRows {
                 // Scoped to the columns read, so that updates of other columns refetch nothing.
                 let (value, region) = try db.recordingReadRegion(scopingRows: true) { try fetch($0) }
@@ -138,31 +166,40 @@ extension SharedReaderKey {
 
 /// What makes two SQL keys equal: the same kind of fetch, row type, SQL and arguments. One value
 /// rather than a path of four, so that a key is cheap to build, hash and compare.
-private struct SQLKeyIdentity: Hashable, Sendable, CustomStringConvertible {
+package struct SQLKeyIdentity: Hashable, Sendable, CustomStringConvertible {
     let kind: String
     let type: Any.Type
     let sql: String
     let arguments: [SQLiteValue]
 
-    static func == (lhs: Self, rhs: Self) -> Bool {
+    package init(kind: String, type: Any.Type, sql: String, arguments: [SQLiteValue]) {
+        self.kind = kind
+        self.type = type
+        self.sql = sql
+        self.arguments = arguments
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.type == rhs.type && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments && lhs.kind == rhs.kind
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(type))
         hasher.combine(sql)
         hasher.combine(arguments)
         hasher.combine(kind)
     }
 
-    var description: String {
+    package var description: String {
         "\(kind) \(type): \(sql)" + (arguments.isEmpty ? "" : " \(arguments)")
     }
 }
 
 /// What makes two `.fetch` keys equal: equal requests, of the same type.
-private struct FetchKeyIdentity<Request: FetchKeyRequest>: Hashable, Sendable, CustomStringConvertible {
+package struct FetchKeyIdentity<Request: FetchKeyRequest>: Hashable, Sendable, CustomStringConvertible {
     let request: Request
 
-    var description: String { "fetch \(request)" }
+    package init(request: Request) { self.request = request }
+
+    package var description: String { "fetch \(request)" }
 }

@@ -32,7 +32,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
         var valueSequence = 0
         var errorSequence = -1
         var store: (any OpaqueQueryStore)?
-        var lease: ObservationCenter.Lease?
+        var lease: (any LiveLease)?
         var subscription: QuerySubscription?
         var streams: [Int: AsyncStream<Value>.Continuation] = [:]
         var nextStreamID = 0
@@ -66,7 +66,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
         state = Lock(State(value: wrappedValue))
         guard let attached = try? attach(key), attached.isStale else { return }
-        attached.lease.engine.refresh(attached.lease, fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
+        attached.lease.refresh(fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
     }
 
     /// A reader of a collection, empty until `key` has loaded.
@@ -187,7 +187,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     // MARK: Internals
 
     private struct Attached: Sendable {
-        let lease: ObservationCenter.Lease
+        let lease: any LiveLease
         let store: QueryStore<QueryState<Value?, Value>>
         let generation: UInt64
         let isStale: Bool
@@ -195,24 +195,26 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     /// Points the reader at `key`'s store, synchronously, showing its cached value if any.
     private func attach(_ key: SharedReaderKey<Value>) throws -> Attached {
-        guard let writer = key.database ?? DefaultDatabase.current else {
-            var dropped: (QuerySubscription?, ObservationCenter.Lease?)
+        let attachment: LiveAttachment<Value>
+        do {
+            attachment = try key.attach()
+        } catch {
+            var dropped: (QuerySubscription?, (any LiveLease)?)
             apply(Changes(isLoading: true, loadError: true)) { state in
                 state.generation += 1
                 state.key = key
                 dropped = (state.subscription, state.lease)
                 (state.subscription, state.lease, state.store) = (nil, nil, nil)
                 state.isLoading = false
-                state.loadError = SharingSQLiteError.noDatabase
+                state.loadError = error
                 return true
             }
             dropped.0?.cancel()
-            throw SharingSQLiteError.noDatabase
+            throw error
         }
-        let center = ObservationCenter.center(for: writer)
-        let (store, lease) = center.attach(key)
+        let (store, lease) = (attachment.store, attachment.lease)
         let isStale = store.isStale
-        var dropped: (QuerySubscription?, ObservationCenter.Lease?)
+        var dropped: (QuerySubscription?, (any LiveLease)?)
         var generation: UInt64 = 0
         apply(Changes(isLoading: true)) { state in
             state.generation += 1
@@ -242,7 +244,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     /// Waits for a fetch of the attached query: one that starts after this call if `fresh`.
     private func revalidate(_ attached: Attached, fresh: Bool) async throws {
-        let outcome = await attached.lease.engine.refresh(attached.lease, fresh: fresh)
+        let outcome = await attached.lease.refresh(fresh: fresh)
         // The store's subscribers may hear of the new value on another thread, after this
         // resumes; taking it here means the value is in place when `load` returns.
         receive(attached.store.state, generation: attached.generation)
@@ -258,12 +260,17 @@ public final class SharedReader<Value: Sendable>: Sendable {
         }
     }
 
+    /// How many refetch rounds fetched the current key's query; for tests.
+    package var fetchCount: Int { state.withLock { $0.lease }?.fetchCount ?? 0 }
+
     /// How many times the value changed; for tests.
     var valueChangeCount: Int { state.withLock { $0.valueChangeCount } }
 
     /// The center and key the reader is attached to; for tests.
     var attachment: (center: ObservationCenter, key: SharedReaderKey<Value>)? {
-        state.withLock { state in state.lease.flatMap { lease in state.key.map { (lease.engine, $0) } } }
+        state.withLock { state in
+            (state.lease as? ObservationCenter.Lease).flatMap { lease in state.key.map { (lease.engine, $0) } }
+        }
     }
 
     private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {

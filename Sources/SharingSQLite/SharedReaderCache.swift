@@ -56,11 +56,28 @@ public enum SharedReaderCache {
 
     static var evictionPolicy: QueryEvictionPolicy { policy.withLock { $0 } }
 
+    /// The caches of every live-query engine, whatever its source, which changes to the limits
+    /// reach. Held weakly: a cache goes with its engine.
+    private static let clients = Lock<[WeakClient]>([])
+
+    private struct WeakClient {
+        weak var client: QueryClient?
+    }
+
+    /// Makes a new engine's cache follow the limits, now and as they change.
+    static func register(_ client: QueryClient) {
+        clients.withLock { clients in
+            clients.removeAll { $0.client == nil }
+            clients.append(WeakClient(client: client))
+        }
+        client.evictionPolicy = evictionPolicy
+    }
+
     private static func update(_ change: (inout QueryEvictionPolicy) -> Void) {
         let updated = policy.withLock { policy in
             change(&policy)
             return policy
         }
-        for center in ObservationCenter.centers { center.client.evictionPolicy = updated }
+        for client in clients.withLock({ $0.compactMap(\.client) }) { client.evictionPolicy = updated }
     }
 }

@@ -4,7 +4,7 @@
 /// struct Items: FetchKeyRequest {
 ///     var filterDate: Date?
 ///     var order: SortOrder = .reverse
-///     func fetch(_ db: Database) throws -> [Item] {
+///     func fetch(_ db: any SQLConnection) throws -> [Item] {
 ///         try Item.all()
 ///             .filter(Column("timestamp") > filterDate ?? .distantPast)
 ///             .sort(order == .forward ? Column("timestamp") : Column("timestamp").desc)
@@ -16,9 +16,16 @@
 ///
 /// Two equal requests fetch the same thing, so they can share one cached value; build them from
 /// plain values (and query-builder requests and expressions, which are `Hashable` too).
+///
+/// What `fetch` takes says where the request runs. A request that takes `any SQLConnection`
+/// runs query-builder requests only, and runs unchanged on SQLite and on PostgreSQL. One that
+/// takes SQLite's `Database` may run any SQLite SQL, and is SQLite-only: the compiler refuses it
+/// a PostgreSQL database.
 public protocol FetchKeyRequest<Value>: Hashable, Sendable {
     /// What the request produces.
     associatedtype Value: Sendable
+    /// What the request runs on: `any SQLConnection` for every source, `Database` for SQLite only.
+    associatedtype Connection
     /// Runs the request on a connection.
-    func fetch(_ db: Database) throws -> Value
+    func fetch(_ db: Connection) throws -> Value
 }

@@ -25,13 +25,13 @@ import QueryCache
 /// Generic over its source, rather than holding an `any LiveQuerySource`: the records' fetches
 /// take the source's own connection type, and a round calls the source's `read` directly, with no
 /// existential to open or connection to box on the way to every fetch.
-final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
-    typealias Outcome = Result<Void, any Error>
-    typealias Completion = @Sendable (Outcome) -> Void
+package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
+    package typealias Outcome = Result<Void, any Error>
+    package typealias Completion = @Sendable (Outcome) -> Void
 
     /// Where the engine reads, and hears of changes.
-    let source: Source
-    let client: QueryClient
+    package let source: Source
+    package let client: QueryClient
 
     /// The result of one query in a round, to apply to its store once the read is over.
     private struct Fetched: Sendable {
@@ -140,7 +140,7 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
     private let state = Lock(State())
     private let refreshQueue = DispatchQueue(label: "SharingSQLite.LiveQueryEngine.refresh")
 
-    init(source: Source) {
+    package init(source: Source) {
         self.source = source
         var context = QueryContext()
         // Stores are fed by the engine's rounds; they never fetch by themselves.
@@ -148,13 +148,14 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         context.queryFetchesOnSubscribe = false
         client = QueryClient(defaultContext: context, evictionPolicy: SharedReaderCache.evictionPolicy)
         client.evictionHandler = { [weak self] stores in self?.didEvict(stores) }
+        SharedReaderCache.register(client)
     }
 
     // MARK: Readers
 
     /// A reader's hold on a query: while one is held, commits refetch the query, and its record
     /// stays.
-    final class Lease: Sendable {
+    package final class Lease: LiveLease {
         let engine: LiveQueryEngine
         fileprivate let id: Int
 
@@ -164,6 +165,12 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         }
 
         deinit { engine.release(id) }
+
+        package func refresh(fresh: Bool, completion: @escaping Completion) {
+            engine.refresh(self, fresh: fresh, completion: completion)
+        }
+
+        package var fetchCount: Int { engine.state.withLock { $0.records[id]?.fetchCount ?? 0 } }
     }
 
     /// The store of the query at `path`, and a lease that keeps it refetching on commits.
@@ -171,7 +178,7 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
     /// `query` makes the store when the cache has none (it only runs if something other than the
     /// engine makes the store fetch); the engine's rounds run `fetch`, which also says what the
     /// query read.
-    func attach<Value: Sendable, Query: QueryRequest>(
+    package func attach<Value: Sendable, Query: QueryRequest>(
         _ path: QueryPath,
         query: @autoclosure () -> Query,
         fetch: @escaping @Sendable (Source.Connection) throws -> (Value, ObservedRegion)
@@ -249,14 +256,6 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         }
     }
 
-    /// Fetches the lease's query (see ``refresh(_:fresh:completion:)``), and returns once the
-    /// store holds the result.
-    func refresh(_ lease: Lease, fresh: Bool) async -> Outcome {
-        await withCheckedContinuation { continuation in
-            refresh(lease, fresh: fresh) { continuation.resume(returning: $0) }
-        }
-    }
-
     private func release(_ id: Int) {
         let watch = state.withLock { state -> Source.Watch? in
             state.records[id]!.readerCount -= 1
@@ -307,7 +306,7 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
     /// A commit the source saw, with what it changed. Called on the committing thread (the
     /// writer's, for SQLite) right after the commit: it only marks and schedules, so the commit
     /// never waits for a refetch.
-    func didCommit(_ changes: DatabaseChanges) {
+    package func didCommit(_ changes: DatabaseChanges) {
         let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
             state.commitCount &+= 1
             var stale: [any OpaqueQueryStore] = []
@@ -329,7 +328,7 @@ final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
     /// Something changed that the source cannot describe (another process committed, say): every
     /// query may have changed. With `failure`, the database itself went away (its file deleted or
     /// replaced): every fetch fails with it from now on.
-    func didChangeElsewhere(failure: (any Error)? = nil) {
+    package func didChangeElsewhere(failure: (any Error)? = nil) {
         let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
             state.commitCount &+= 1
             if let failure { state.failure = failure }

@@ -6,7 +6,7 @@
 /// `didChangeElsewhere(failure:)`. How it hears of them is its own business: the engine only tells
 /// it what is worth hearing (`select(_:previous:)`) and when anyone is listening
 /// (`startWatching()`).
-protocol LiveQuerySource: AnyObject, Sendable {
+package protocol LiveQuerySource: AnyObject, Sendable {
     /// What a query's fetch runs on.
     associatedtype Connection
     /// A watch started by `startWatching()`, kept by the engine until it gives it back to
@@ -48,15 +48,24 @@ protocol LiveQuerySource: AnyObject, Sendable {
 
 /// Which tables the queries of an engine read: what its source needs to know to report only
 /// the changes that concern them.
-struct IndexedTables: Equatable, Sendable {
+package struct IndexedTables: Equatable, Sendable {
     /// The tables (lowercased) some query reads.
-    var tables: Set<String> = []
+    package var tables: Set<String> = []
     /// Some query's region is unknown (it has not run yet, or failed): every change concerns it.
-    var all = false
+    package var all = false
     /// The tables some query reads only part of: a change to one is matched row by row, so it
     /// should come with the values of its changed rows (`DatabaseChanges.rowChanges(in:)`).
-    var rowTables: Set<String> = []
+    package var rowTables: Set<String> = []
     /// Those of `rowTables` whose readers read every row (but not every column): only an update
     /// can leave them unchanged, so inserted and deleted rows need not come with their values.
-    var updatesOnly: Set<String> = []
+    package var updatesOnly: Set<String> = []
+
+    package init(
+        tables: Set<String> = [], all: Bool = false, rowTables: Set<String> = [], updatesOnly: Set<String> = []
+    ) {
+        self.tables = tables
+        self.all = all
+        self.rowTables = rowTables
+        self.updatesOnly = updatesOnly
+    }
 }

@@ -148,11 +148,6 @@ final class SQLiteLiveSource: LiveQuerySource {
 }
 
 extension LiveQueryEngine where Source == SQLiteLiveSource {
-    /// The store of `key`'s query, and a lease that keeps it refetching on commits.
-    func attach<Value>(_ key: SharedReaderKey<Value>) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) {
-        attach(key.id, query: DatabaseFetchQuery(key: key, writer: source.writer), fetch: key.fetch)
-    }
-
     // MARK: Finding the engine of a database
 
     /// The engine of `writer`, created on first use.
@@ -193,10 +188,6 @@ extension LiveQueryEngine where Source == SQLiteLiveSource {
         }
     }
 
-    /// Every live engine.
-    static var centers: [ObservationCenter] {
-        registrations.withLock { $0.values.compactMap(\.center) }
-    }
 }
 
 /// One per live writer. The hook on the writer is installed once and outlives engines: an engine

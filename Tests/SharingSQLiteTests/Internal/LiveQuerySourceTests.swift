@@ -22,7 +22,7 @@ import Testing
         let store = attach()
         #expect(source.calls.withLock { $0 } == ["start"], "the first reader starts a watch, and nothing reads yet")
 
-        try await engine.refresh(try #require(lease), fresh: false).get()
+        try await #require(lease).refresh(fresh: false).get()
         #expect(store.currentValue == 1)
         #expect(source.calls.withLock { $0 } == ["start", "prepare", "read"])
         #expect(source.selection.withLock { $0 } == IndexedTables(tables: ["items"]))

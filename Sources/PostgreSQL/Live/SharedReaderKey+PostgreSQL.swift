@@ -1,0 +1,139 @@
+import Dispatch
+import QueryCache
+import SQLite
+import SharingSQLite
+
+// Live values read from PostgreSQL: the same `SharedReader`s as on SQLite, kept current by the
+// notifications of `installChangeNotifications(on:)`'s triggers, whichever instance of the
+// service commits.
+
+extension SharedReaderKey {
+    /// The value of a `FetchKeyRequest` that runs on any source (its `fetch` takes
+    /// `any SQLConnection`), read from PostgreSQL.
+    ///
+    /// ```swift
+    /// @SharedReader(.fetch(OpenItems(), database: postgres)) var items: [Item]
+    /// ```
+    ///
+    /// It refetches when a transaction changes a table its query-builder requests read. A
+    /// request whose `fetch` takes SQLite's `Database` does not compile here: it may run SQL
+    /// that PostgreSQL does not.
+    public static func fetch<Request: FetchKeyRequest>(
+        _ request: Request, database: PostgreSQLDatabase
+    ) -> Self where Value == Request.Value, Request.Connection == any SQLConnection {
+        let id = QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))])
+        return postgreSQLKey(id, database) { connection in
+            let (value, tables) = try connection.recordingTables { try request.fetch(connection) }
+            return (value, .region(DatabaseRegion(tables: tables)))
+        }
+    }
+
+    /// Every row of `sql` (with `$1, $2…` arguments), decoded with `FetchableRow`, from
+    /// PostgreSQL.
+    ///
+    /// ```swift
+    /// @SharedReader(.fetchAll("SELECT * FROM items WHERE done = $1", arguments: [false], database: postgres))
+    /// var items: [Item]
+    /// ```
+    ///
+    /// The tables it reads are taken from PostgreSQL's plan for it, once; a plan that calls a
+    /// function (which may read anything) makes every change refetch it.
+    public static func fetchAll<T: FetchableRow & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in
+            let cursor = OwnedRowCursor()
+            return try rows.map { try T(row: cursor.borrow($0)) }
+        }
+    }
+
+    /// The first column of every row of `sql`, from PostgreSQL.
+    public static func fetchAll<T: SQLiteValueConvertible & Decodable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in try rows.map { try $0[0] as T } }
+    }
+
+    /// The first row of `sql`, or `nil` when there is none, from PostgreSQL.
+    public static func fetchOne<T: FetchableRow & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
+            try rows.first.map { try T(row: BorrowedRow($0)) }
+        }
+    }
+
+    /// The first column of the first row of `sql`, or `nil` when there is no row or it is NULL,
+    /// from PostgreSQL.
+    public static func fetchOne<T: SQLiteValueConvertible & Decodable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in try rows.first?[0] as T? }
+    }
+
+    /// The first column of the first row of `sql`, for queries that always return a row, such
+    /// as aggregates, from PostgreSQL. No row, or NULL, is an error.
+    ///
+    /// ```swift
+    /// @SharedReader(wrappedValue: 0, .fetchOne("SELECT count(*) FROM items", database: postgres))
+    /// var count: Int
+    /// ```
+    // Disfavored so that an optional value type picks the `T?` overload, which allows no row.
+    @_disfavoredOverload
+    public static func fetchOne(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value: SQLiteValueConvertible & Decodable {
+        sqlKey("fetchOne!", Value.self, sql, arguments, database) { rows in
+            guard let row = rows.first else { throw SharingSQLiteError.noRow(sql: sql) }
+            return try row[0]
+        }
+    }
+
+    private static func sqlKey(
+        _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [SQLiteValue],
+        _ database: PostgreSQLDatabase, _ decode: @escaping @Sendable ([Row]) throws -> Value
+    ) -> Self {
+        let id = QueryPath(elements: [
+            QueryPath.Element(SQLKeyIdentity(kind: kind, type: type, sql: sql, arguments: arguments))
+        ])
+        return postgreSQLKey(id, database) { [source = database.liveEngine.source] connection in
+            let value = try decode(try connection.session.runBlocking(sql, arguments))
+            return (value, try source.region(of: sql, arguments, on: connection))
+        }
+    }
+
+    /// A key whose query runs `fetch` on `database`'s live-query engine.
+    private static func postgreSQLKey(
+        _ id: QueryPath, _ database: PostgreSQLDatabase,
+        _ fetch: @escaping @Sendable (PostgreSQLReadConnection) throws -> (Value, ObservedRegion)
+    ) -> Self {
+        SharedReaderKey(id: id, database: database) {
+            let query = LiveFetchQuery(path: id) { try await database.read { try fetch($0).0 } }
+            let (store, lease) = database.liveEngine.attach(id, query: query, fetch: fetch)
+            return LiveAttachment(store: store, lease: lease)
+        }
+    }
+}
+
+extension PostgreSQLDatabase {
+    /// The value of a `FetchKeyRequest` that runs on any source, fetched once.
+    ///
+    /// ```swift
+    /// let items = try await postgres.fetch(OpenItems())
+    /// ```
+    public func fetch<Request: FetchKeyRequest>(_ request: Request) async throws -> Request.Value
+    where Request.Connection == any SQLConnection {
+        try await read { try request.fetch($0) }
+    }
+
+    /// Runs `body` on this database's connection, on a thread of its own: the connection's
+    /// statements wait for the server there, never on the caller's.
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgreSQLReadConnection) throws -> T) async throws -> T {
+        let session = session
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try body(PostgreSQLReadConnection(session: session)) })
+            }
+        }
+    }
+}
