@@ -54,7 +54,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgreSQLTests",
-            dependencies: ["PostgreSQL", "SQLite", "SharingSQLite", "LiveValueTesting", "Locking"]),
+            dependencies: [
+                "PostgreSQL", "SQLite", "SharingSQLite", "LiveValueTesting", "Locking", "PostgreSQLInstance",
+            ]
+        ),
+        // An instance of a service reading live values from PostgreSQL, for the tests that run two.
+        .executableTarget(
+            name: "PostgreSQLInstance", dependencies: ["PostgreSQL", "SharingSQLite"], path: "Tests/PostgreSQLInstance"),
         // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
         .executableTarget(
             name: "sqlq",

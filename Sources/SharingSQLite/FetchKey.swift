@@ -129,14 +129,14 @@ extension SharedReaderKey {
             let (value, region) = try db.recordingReadRegion(scopingRows: SharedReaderCache.observesRows) { db in
                 try fetch(db)
             }
-            return (value, .region(region))
+            return (value, region)
         }
     }
 
     /// A key whose query runs `fetch` on `database`, or on the default database when it is nil.
     private static func sqliteKey(
         _ id: QueryPath, _ database: (any DatabaseWriter)?,
-        _ fetch: @escaping @Sendable (Database) throws -> (Value, ObservedRegion)
+        _ fetch: @escaping @Sendable (Database) throws -> (Value, DatabaseRegion)
     ) -> Self {
         SharedReaderKey(id: id, database: database) {
             guard let writer = database ?? DefaultDatabase.current else { throw SharingSQLiteError.noDatabase }
@@ -155,11 +155,11 @@ extension SharedReaderKey {
             if SharedReaderCache.observesRows {
                 // Scoped to the columns read, so that updates of other columns refetch nothing.
                 let (value, region) = try db.recordingReadRegion(scopingRows: true) { try fetch($0) }
-                return (value, .region(region))
+                return (value, region)
             }
             let value = try fetch(db)
             // The statement is in the connection's cache after the fetch, so this costs a lookup.
-            return (value, .region(try db.cachedStatement(sql).readRegion))
+            return (value, try db.cachedStatement(sql).readRegion)
         }
     }
 }

@@ -119,7 +119,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
 
     /// The tables `sql` reads, learned from its plan once per SQL text.
     func region(of sql: String, _ arguments: [SQLiteValue], on connection: PostgreSQLReadConnection) throws
-        -> ObservedRegion
+        -> DatabaseRegion
     {
         let known = regions.withLock { $0[sql] }
         let tables: Set<String>?
@@ -129,7 +129,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
             tables = try connection.tablesRead(by: sql, arguments)
             regions.withLock { $0[sql] = tables }
         }
-        return tables.map { .region(DatabaseRegion(tables: $0)) } ?? .everything
+        return tables.map { DatabaseRegion(tables: $0) } ?? .everything
     }
 
     /// Closes the rounds' connection; the engine is gone.

@@ -24,7 +24,7 @@ extension SharedReaderKey {
         let id = QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))])
         return postgreSQLKey(id, database) { connection in
             let (value, tables) = try connection.recordingTables { try request.fetch(connection) }
-            return (value, .region(DatabaseRegion(tables: tables)))
+            return (value, DatabaseRegion(tables: tables))
         }
     }
 
@@ -105,7 +105,7 @@ extension SharedReaderKey {
     /// A key whose query runs `fetch` on `database`'s live-query engine.
     private static func postgreSQLKey(
         _ id: QueryPath, _ database: PostgreSQLDatabase,
-        _ fetch: @escaping @Sendable (PostgreSQLReadConnection) throws -> (Value, ObservedRegion)
+        _ fetch: @escaping @Sendable (PostgreSQLReadConnection) throws -> (Value, DatabaseRegion)
     ) -> Self {
         SharedReaderKey(id: id, database: database) {
             let query = LiveFetchQuery(path: id) { try await database.read { try fetch($0).0 } }

@@ -8,6 +8,9 @@
 ///
 /// Table names are lowercased, because SQL names are case-insensitive. A table read without
 /// naming columns (`SELECT count(*) FROM items`) counts as read whole.
+///
+/// It is also what a live query reads, whatever its database: ``everything`` when that cannot be
+/// known (before the query's first fetch, after a failed one).
 public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// Columns read in a table: some of them, or all (the whole table).
     public enum Columns: Hashable, Sendable {
@@ -25,8 +28,18 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// and missing here is read whole.
     public internal(set) var rowScopes: [String: RowScope] = [:]
 
+    /// True for ``everything``: every table, whether named here or not.
+    public private(set) var isEverything = false
+
     /// An empty region: a statement that reads no table, such as `SELECT 1`.
     public init() {}
+
+    /// Every table: what a query reads when which tables cannot be known. Any change modifies it.
+    public static let everything: DatabaseRegion = {
+        var region = DatabaseRegion()
+        region.isEverything = true
+        return region
+    }()
 
     /// A region made of whole tables.
     public init(tables: some Sequence<String>) {
@@ -34,7 +47,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when no table is read.
-    public var isEmpty: Bool { tables.isEmpty }
+    public var isEmpty: Bool { tables.isEmpty && !isEverything }
 
     /// Adds a table, or one of its columns (nil or an empty name means the whole table).
     public mutating func insert(table: String, column: String?) {
@@ -56,6 +69,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
 
     /// The union of two regions.
     public func union(_ other: DatabaseRegion) -> DatabaseRegion {
+        if isEverything || other.isEverything { return .everything }
         var result = self
         for (table, columns) in other.tables {
             switch (result.tables[table], columns) {
@@ -78,7 +92,8 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// True when a commit that changed these tables may change what the region reads: it
     /// changed a table read whole, or a row of a table's ``rowScopes`` that affects it.
     public func isModified(by changes: DatabaseChanges) -> Bool {
-        changes.changedTables.contains { table in
+        if isEverything { return changes.changedTables.contains { _ in true } }
+        return changes.changedTables.contains { table in
             guard tables[table] != nil else { return false }
             guard let scope = rowScopes[table], let rows = changes.rowChanges(in: table) else { return true }
             return rows.contains { scope.isAffected(old: $0.old, new: $0.new) }
@@ -86,6 +101,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
+        if isEverything { return "everything" }
         if tables.isEmpty { return "empty" }
         return tables.keys.sorted().map { table in
             switch tables[table]! {

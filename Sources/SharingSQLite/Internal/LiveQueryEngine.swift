@@ -37,7 +37,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
     private struct Fetched: Sendable {
         let apply: @Sendable () -> Void
         let outcome: Outcome
-        let region: ObservedRegion
+        let region: DatabaseRegion
     }
 
     /// One cached query.
@@ -47,7 +47,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         let run: @Sendable (Source.Connection) -> Fetched
         /// Reports an error raised before the query could run.
         let fail: @Sendable (any Error) -> Fetched
-        var region: ObservedRegion = .everything
+        var region: DatabaseRegion = .everything
         var readerCount = 0
         /// Listed in `pendingIDs`, for the next round.
         var isPending = false
@@ -181,7 +181,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
     package func attach<Value: Sendable, Query: QueryRequest>(
         _ path: QueryPath,
         query: @autoclosure () -> Query,
-        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, ObservedRegion)
+        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, DatabaseRegion)
     ) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) where Query.State == QueryState<Value?, Value> {
         // Outside the lock: a lookup may evict stores, and the eviction handler takes the lock.
         // The lookup also tells the client the store is in use.
@@ -206,7 +206,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
 
     private static func record<Value: Sendable>(
         store: QueryStore<QueryState<Value?, Value>>,
-        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, ObservedRegion)
+        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, DatabaseRegion)
     ) -> Record {
         let fail: @Sendable (any Error) -> Fetched = { error in
             // A failed statement reported nothing: watch everything, so that the commit that

@@ -32,11 +32,10 @@ struct LiveQueryIndex {
             updatesOnly: Set(scopesOfTable.filter { $0.value.values.allSatisfy { $0.filters == nil } }.keys))
     }
 
-    mutating func insert(_ id: Int, _ region: ObservedRegion) {
-        switch region {
-        case .everything:
+    mutating func insert(_ id: Int, _ region: DatabaseRegion) {
+        if region.isEverything {
             readersOfEverything.insert(id)
-        case .region(let region):
+        } else {
             for table in region.tables.keys {
                 readersOfTable[table, default: []].insert(id)
                 guard let scope = region.rowScopes[table] else {
@@ -55,11 +54,10 @@ struct LiveQueryIndex {
         }
     }
 
-    mutating func remove(_ id: Int, _ region: ObservedRegion) {
-        switch region {
-        case .everything:
+    mutating func remove(_ id: Int, _ region: DatabaseRegion) {
+        if region.isEverything {
             readersOfEverything.remove(id)
-        case .region(let region):
+        } else {
             for table in region.tables.keys {
                 readersOfTable[table]?.remove(id)
                 if readersOfTable[table]?.isEmpty == true { readersOfTable.removeValue(forKey: table) }

@@ -14,7 +14,7 @@ import Testing
         // Through a function, so that nothing but `lease` holds the lease.
         func attach() -> QueryStore<QueryState<Int?, Int>> {
             let attached = engine.attach(path, query: UnusedQuery(path: path)) { snapshot in
-                (snapshot.counts["items"] ?? 0, .region(DatabaseRegion(tables: ["items"])))
+                (snapshot.counts["items"] ?? 0, DatabaseRegion(tables: ["items"]))
             }
             lease = attached.lease
             return attached.store

@@ -1,0 +1,80 @@
+import Foundation
+import LiveValueTesting
+
+/// A second instance of a service, in a process of its own: the `PostgreSQLInstance` executable
+/// built beside the tests, holding a live value on the test's database.
+final class InstanceProcess {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    /// Its output's lines, read on a thread of their own.
+    private let lines: AsyncStream<String>
+
+    init(database: String) throws {
+        let configuration = try TestServer.configuration(database: database)
+        guard case .unixSocket(let directory, let port) = configuration.address else {
+            throw TestServerError("the test server listens on a unix socket")
+        }
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [folder] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        guard
+            let executable = candidates.map({ $0.appendingPathComponent("PostgreSQLInstance") })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else { throw TestServerError("the PostgreSQLInstance executable was not built beside the tests") }
+        process.executableURL = executable
+        process.arguments = [directory, String(port), database]
+        process.standardInput = input
+        process.standardOutput = output
+        let handle = output.fileHandleForReading
+        lines = AsyncStream<String> { continuation in
+            Thread.detachNewThread {
+                var buffer = Data()
+                while case let chunk = handle.availableData, !chunk.isEmpty {
+                    buffer.append(chunk)
+                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                        buffer = Data(buffer[(newline + 1)...])
+                    }
+                }
+                continuation.finish()
+            }
+        }
+        try process.run()
+    }
+
+    /// Sends one line to its standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Reads its output until a line equal to `expected`; fails after `hangLimit`.
+    func waitFor(_ expected: String) async throws {
+        let lines = lines
+        let seen = try await withThrowingTaskGroup(of: [String]?.self) { group in
+            group.addTask {
+                var seen: [String] = []
+                for await line in lines {
+                    if line == expected { return nil }
+                    seen.append(line)
+                }
+                return seen
+            }
+            group.addTask {
+                try await Task.sleep(for: hangLimit)
+                return []
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        if let seen {
+            throw TimedOut(description: "the instance never printed \"\(expected)\"; it printed \(seen)")
+        }
+    }
+
+    /// Ends its input and waits for it to exit; returns its status.
+    func finish() throws -> Int32 {
+        try input.fileHandleForWriting.close()
+        try process.waitUntilExitWithinHangLimit()
+        return process.terminationStatus
+    }
+}
