@@ -46,7 +46,7 @@ let package = Package(
             name: "PostgreSQL",
             dependencies: ["SQLite", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
-        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLite"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLite", "Locking"]),
         // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
         .executableTarget(
             name: "sqlq",
