@@ -134,6 +134,7 @@ struct ChangeListenerTests {
             }
             #expect(error.kind == .connectionClosed)
             #expect(error.message.contains("listening connection"))
+            #expect(error.message.contains("terminating connection due to administrator command"))
             #expect(try await events.next() == .listening)
 
             try await withWriter(db) { writer in
@@ -166,6 +167,7 @@ struct ChangeListenerTests {
                 return
             }
             #expect(error.kind == .connectionClosed)
+            #expect(error.message.contains("listening connection"))
             try cluster.startAgain()
             // Failed attempts while the server was down reported nothing more.
             #expect(try await events.next() == .listening)
@@ -179,6 +181,23 @@ struct ChangeListenerTests {
                 await writer.close()
                 throw error
             }
+        }
+    }
+
+    @Test func aListenerStartedWhileTheServerIsDownListensOnceItIsUp() async throws {
+        try await TestCluster.with { cluster in
+            let configuration = try await cluster.makeConfiguration()
+            try cluster.stop()
+            let events = Subscriber(ChangeListener.shared(for: configuration))
+            defer { events.cancel() }
+            let lost = try await events.next()
+            guard case .lost(let error) = lost else {
+                Issue.record("expected .lost, got \(lost)")
+                return
+            }
+            #expect(error.kind == .connectionFailed)
+            try cluster.startAgain()
+            #expect(try await events.next() == .listening)
         }
     }
 

@@ -196,8 +196,7 @@ final class ChangeListener: Sendable {
             if Task.isCancelled { break }
             if !reported {
                 reported = true
-                let cause = failure.map { PostgreSQLError.mapping($0, sql: nil, server: server) }
-                let detail = cause.map { ($0 as? PostgreSQLError)?.message ?? String(describing: $0) } ?? "closed"
+                let detail = Self.reason(failure)
                 let error =
                     hasListened
                     ? PostgreSQLError(
@@ -217,6 +216,15 @@ final class ChangeListener: Sendable {
             }
             delay = min(delay * 2, .seconds(1))
         }
+    }
+
+    /// Why the connection failed or was lost, in a few words: the server's message (such as
+    /// "terminating connection due to administrator command"), or PostgresNIO's code and cause.
+    private static func reason(_ error: (any Error)?) -> String {
+        guard let error else { return "closed" }
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        return error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
     }
 
     /// Keeps a subscription alive: cancel it, or let it go, to stop receiving events.
