@@ -1,48 +1,298 @@
-// TEMPORARY local stand-in, replaced by the real listener before commit.
 import Locking
 import PostgresNIO
 
+/// The notifications of ``PostgreSQLDatabase/changeChannel``, on one listening connection per
+/// process per server, database and user, shared by every subscriber.
+///
+/// The first subscription starts a task that connects, runs `LISTEN`, delivers ``Event/listening``
+/// and then ``Event/changed(table:)`` for each notification. When the connection drops, it
+/// delivers ``Event/lost(_:)`` once and reconnects, waiting 20 ms, then twice as long after each
+/// failed attempt, up to 1 s; once listening again it delivers ``Event/listening``. Notifications
+/// sent while no connection listened are not delivered: treat `.listening` after `.lost` as
+/// "anything may have changed". Cancelling the last subscription stops the task, closes the
+/// connection, and removes the listener from the shared ones, so that the next subscriber starts
+/// afresh.
+///
+/// Each subscriber receives its events one at a time, in the order the listener produced them,
+/// never with a lock held; handlers run on the listener's task (or, for the first event of a new
+/// subscriber, on the thread that subscribes) and must be cheap.
 final class ChangeListener: Sendable {
-    enum Event: Sendable { case listening; case changed(table: String); case lost(PostgreSQLError) }
-    final class Subscription: Sendable {
-        let cancelAction: @Sendable () -> Void
-        init(_ c: @escaping @Sendable () -> Void) { cancelAction = c }
-        func cancel() { cancelAction() }
-    }
-    let configuration: PostgreSQLDatabase.Configuration
-    let handlers = Lock<[Int: @Sendable (Event) -> Void]>([:])
-    let next = Lock(0)
-    let task = Lock<Task<Void, Never>?>(nil)
-    init(configuration: PostgreSQLDatabase.Configuration) { self.configuration = configuration }
-    static func shared(for configuration: PostgreSQLDatabase.Configuration) -> ChangeListener {
-        ChangeListener(configuration: configuration)
-    }
-    func subscribe(_ handler: @escaping @Sendable (Event) -> Void) -> Subscription {
-        let id = next.withLock { $0 += 1; return $0 }
-        handlers.withLock { $0[id] = handler }
-        let config = configuration
-        let t = Task {
-            guard let conn = try? await PostgresConnection.connect(configuration: config.connectionConfiguration(), id: 1, logger: Session.logger) else { return }
-            do {
-                try await conn.listen(on: PostgreSQLDatabase.changeChannel) { seq in
-                    handler(.listening)
-                    for try await n in seq { handler(.changed(table: n.payload)) }
-                }
-            } catch {}
-            try? await conn.close()
+    /// What a subscriber is told.
+    enum Event: Sendable, Equatable {
+        /// `LISTEN` is active: every change committed from now on is notified.
+        case listening
+        /// A statement changed `table` (a name in the schema where its trigger was installed).
+        case changed(table: String)
+        /// The listening connection was lost (kind ``PostgreSQLError/Kind/connectionClosed``),
+        /// or could not be made in the first place (kind
+        /// ``PostgreSQLError/Kind/connectionFailed``); the listener keeps reconnecting, and
+        /// delivers ``listening`` once it succeeds. Changes in between are not notified.
+        case lost(PostgreSQLError)
+
+        static func == (lhs: Event, rhs: Event) -> Bool {
+            switch (lhs, rhs) {
+            case (.listening, .listening): true
+            case (.changed(let left), .changed(let right)): left == right
+            case (.lost(let left), .lost(let right)):
+                left.kind == right.kind && left.sqlState == right.sqlState && left.message == right.message
+                    && left.detail == right.detail && left.hint == right.hint && left.sql == right.sql
+            default: false
+            }
         }
-        return Subscription { [handlers] in handlers.withLock { _ = $0.removeValue(forKey: id) }; t.cancel() }
     }
-}
-extension PostgreSQLDatabase {
-    static let changeChannel = "live_query_changes"
-    public func installChangeNotifications(on tables: [String]) async throws {
-        try await execute("""
-        CREATE OR REPLACE FUNCTION live_query_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_notify('live_query_changes', TG_TABLE_NAME); RETURN NULL; END $$
-        """)
-        for t in tables {
-            try await execute("CREATE OR REPLACE TRIGGER live_query_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \"\(t)\" FOR EACH STATEMENT EXECUTE FUNCTION live_query_notify()")
+
+    /// The `application_name` of the listening connections, as `pg_stat_activity` shows it.
+    static let applicationName = "live_query_listener"
+
+    /// Where the listener connects: one listener per key.
+    private struct Key: Hashable {
+        let address: PostgreSQLDatabase.Configuration.Address
+        let user: String
+        let database: String
+    }
+
+    /// The shared listeners.
+    private static let registry = Lock<[Key: ChangeListener]>([:])
+
+    /// Where the connection is, for errors and the registry.
+    private let configuration: PostgreSQLDatabase.Configuration
+    private let key: Key
+    private let state = Lock(State())
+
+    private struct State {
+        var subscribers: [Int: Mailbox] = [:]
+        var nextID = 0
+        /// The running task, while there are subscribers.
+        var task: Task<Void, Never>?
+        /// Counts the tasks started, so that a stopped task's last events go nowhere.
+        var generation = 0
+        var phase = Phase.connecting
+    }
+
+    private enum Phase {
+        case connecting
+        case listening
+        case lost(PostgreSQLError)
+    }
+
+    private init(configuration: PostgreSQLDatabase.Configuration, key: Key) {
+        self.configuration = configuration
+        self.key = key
+    }
+
+    /// The listener of `configuration`'s server, database and user, made on first use.
+    static func shared(for configuration: PostgreSQLDatabase.Configuration) -> ChangeListener {
+        let key = Key(address: configuration.address, user: configuration.user, database: configuration.database)
+        return registry.withLock { listeners in
+            if let listener = listeners[key] { return listener }
+            let listener = ChangeListener(configuration: configuration, key: key)
+            listeners[key] = listener
+            return listener
+        }
+    }
+
+    /// Registers `handler` until the returned subscription is cancelled or deinitialized.
+    ///
+    /// When `LISTEN` is already active, `handler` receives ``Event/listening`` synchronously,
+    /// on the calling thread, before this returns (so do not hold a lock that `handler` takes);
+    /// during an outage it receives the ``Event/lost(_:)`` that began it, likewise. Otherwise
+    /// its first event comes from the listener's task once `LISTEN` is active.
+    func subscribe(_ handler: @escaping @Sendable (Event) -> Void) -> Subscription {
+        let mailbox = Mailbox(handler)
+        let (id, drains): (Int, Bool) = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = mailbox
+            if state.task == nil {
+                state.generation += 1
+                state.phase = .connecting
+                let generation = state.generation
+                state.task = Task { [self] in await run(generation: generation) }
+            }
+            // Queued under the state lock, so that no event of the task can come before it.
+            switch state.phase {
+            case .connecting: return (id, false)
+            case .listening: return (id, mailbox.post(.listening))
+            case .lost(let error): return (id, mailbox.post(.lost(error)))
+            }
+        }
+        // A listener stopped since `shared(for:)` returned it is one again.
+        Self.registry.withLock { listeners in
+            if listeners[key] == nil { listeners[key] = self }
+        }
+        if drains { mailbox.drain() }
+        return Subscription(listener: self, id: id)
+    }
+
+    /// Ends subscription `id`; the last one stops the task.
+    private func unsubscribe(_ id: Int) {
+        // The registry's lock, then the state's, as `shared(for:)` and `subscribe(_:)` never
+        // hold both: a subscriber that comes meanwhile either keeps the task or registers anew.
+        let task: Task<Void, Never>? = Self.registry.withLock { listeners in
+            let task: Task<Void, Never>? = state.withLock { state in
+                state.subscribers[id]?.close()
+                state.subscribers[id] = nil
+                guard state.subscribers.isEmpty, let task = state.task else { return nil }
+                state.task = nil
+                state.phase = .connecting
+                return task
+            }
+            if task != nil, listeners[key] === self { listeners[key] = nil }
+            return task
+        }
+        task?.cancel()
+    }
+
+    /// Posts `event` to every subscriber, unless the task of `generation` has been stopped, and
+    /// delivers it to those whose mailbox no other thread is emptying.
+    private func broadcast(_ event: Event, generation: Int) {
+        let mailboxes: [Mailbox] = state.withLock { state in
+            guard state.generation == generation, state.task != nil else { return [] }
+            switch event {
+            case .listening: state.phase = .listening
+            case .lost(let error): state.phase = .lost(error)
+            case .changed: break
+            }
+            return state.subscribers.values.filter { $0.post(event) }
+        }
+        for mailbox in mailboxes { mailbox.drain() }
+    }
+
+    /// Connects, listens and reconnects until cancelled.
+    private func run(generation: Int) async {
+        let server = configuration.serverDescription
+        var delay = Duration.milliseconds(20)
+        var hasListened = false
+        /// Whether the current outage has been reported.
+        var reported = false
+        while !Task.isCancelled {
+            var failure: (any Error)?
+            do {
+                var options = try configuration.connectionConfiguration()
+                options.options.additionalStartupParameters.append(("application_name", Self.applicationName))
+                let connection = try await PostgresConnection.connect(
+                    configuration: options, id: 0, logger: Session.logger)
+                do {
+                    try await withTaskCancellationHandler {
+                        try await connection.listen(on: PostgreSQLDatabase.changeChannel) { notifications in
+                            hasListened = true
+                            reported = false
+                            delay = .milliseconds(20)
+                            broadcast(.listening, generation: generation)
+                            for try await notification in notifications {
+                                broadcast(.changed(table: notification.payload), generation: generation)
+                            }
+                        }
+                    } onCancel: {
+                        connection.close().whenComplete { _ in }
+                    }
+                } catch {
+                    failure = error
+                }
+                try? await connection.close()
+            } catch {
+                failure = error
+            }
+            if Task.isCancelled { break }
+            if !reported {
+                reported = true
+                let detail = Self.reason(failure)
+                let error =
+                    hasListened
+                    ? PostgreSQLError(
+                        kind: .connectionClosed,
+                        message:
+                            "the listening connection to \(server) was lost (\(detail)); it reconnects, and "
+                            + "changes until then are not notified")
+                    : PostgreSQLError(
+                        kind: .connectionFailed,
+                        message: "the listening connection to \(server) could not be made (\(detail)); it retries")
+                broadcast(.lost(error), generation: generation)
+            }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                break
+            }
+            delay = min(delay * 2, .seconds(1))
+        }
+    }
+
+    /// Why the connection failed or was lost, in a few words: the server's message (such as
+    /// "terminating connection due to administrator command"), or PostgresNIO's code and cause.
+    private static func reason(_ error: (any Error)?) -> String {
+        guard let error else { return "closed" }
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        return error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
+    }
+
+    /// Keeps a subscription alive: cancel it, or let it go, to stop receiving events.
+    final class Subscription: Sendable {
+        private let listener: ChangeListener
+        private let id: Int
+        private let cancelled = Lock(false)
+
+        fileprivate init(listener: ChangeListener, id: Int) {
+            self.listener = listener
+            self.id = id
+        }
+
+        /// Stops the events: none starts being delivered after this returns (one being
+        /// delivered on another thread may still finish). Cancelling again does nothing.
+        func cancel() {
+            let first = cancelled.withLock { cancelled in
+                defer { cancelled = true }
+                return !cancelled
+            }
+            if first { listener.unsubscribe(id) }
+        }
+
+        deinit { cancel() }
+    }
+
+    /// One subscriber's events, delivered in order, one at a time, by whichever thread finds
+    /// the mailbox idle when it posts.
+    private final class Mailbox: Sendable {
+        private let handler: @Sendable (Event) -> Void
+        private let state = Lock<(events: [Event], draining: Bool, closed: Bool)>(([], false, false))
+
+        init(_ handler: @escaping @Sendable (Event) -> Void) {
+            self.handler = handler
+        }
+
+        /// Queues `event`; true when the caller must then call ``drain()``.
+        func post(_ event: Event) -> Bool {
+            state.withLock { state in
+                guard !state.closed else { return false }
+                state.events.append(event)
+                if state.draining { return false }
+                state.draining = true
+                return true
+            }
+        }
+
+        /// Delivers the queued events, and those posted meanwhile, until none is left.
+        func drain() {
+            while true {
+                let next: Event? = state.withLock { state in
+                    guard !state.closed, !state.events.isEmpty else {
+                        state.draining = false
+                        return nil
+                    }
+                    return state.events.removeFirst()
+                }
+                guard let next else { return }
+                handler(next)
+            }
+        }
+
+        /// Drops the queued events and stops delivery.
+        func close() {
+            state.withLock { state in
+                state.closed = true
+                state.events = []
+            }
         }
     }
 }

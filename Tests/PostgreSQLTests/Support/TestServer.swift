@@ -1,9 +1,11 @@
 import Foundation
+import Locking
 import PostgreSQL
 
 /// A throwaway PostgreSQL server for the tests: one per test process, started on first use in a
 /// temporary folder, listening only on a unix socket in that folder, stopped and deleted when
-/// the process exits. Each test opens a database of its own, so tests run in parallel.
+/// the process exits. Each test opens a database of its own, so tests run in parallel. A test
+/// that stops or restarts its server starts a ``TestCluster`` of its own instead.
 enum TestServer {
     /// The folder holding `initdb` and `pg_ctl`, newest version first, or nil when PostgreSQL's
     /// server binaries are not installed.
@@ -16,8 +18,12 @@ enum TestServer {
         }
     }()
 
-    /// The running server's folder (its data and its socket) and port, or why it did not start.
-    private static let server: Result<(directory: String, port: Int), any Error> = Result { try start() }
+    /// The running shared server, or why it did not start.
+    private static let server: Result<TestCluster, any Error> = Result {
+        let cluster = try TestCluster()
+        try cluster.start()
+        return cluster
+    }
 
     /// A new, empty database on the server, for one test.
     static func makeDatabase() async throws -> PostgreSQLDatabase {
@@ -26,16 +32,7 @@ enum TestServer {
 
     /// The configuration of a new, empty database on the server, for one test.
     static func makeConfiguration() async throws -> PostgreSQLDatabase.Configuration {
-        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
-        do {
-            try await admin.execute("CREATE DATABASE \(name)")
-        } catch {
-            await admin.close()
-            throw error
-        }
-        await admin.close()
-        return try configuration(database: name)
+        try await server.get().makeConfiguration()
     }
 
     /// Runs `body` with a new database, closed afterwards.
@@ -52,43 +49,7 @@ enum TestServer {
     }
 
     static func configuration(database: String) throws -> PostgreSQLDatabase.Configuration {
-        let (directory, port) = try server.get()
-        return .init(address: .unixSocket(directory: directory, port: port), user: "postgres", database: database)
-    }
-
-    /// Set once the server runs, for the exit handler, which cannot capture anything. Safe
-    /// unsynchronized: written once inside `server`'s one-time initialization, before the handler
-    /// that reads it is registered, and read only at exit.
-    nonisolated(unsafe) private static var running: (binaries: String, directory: String)?
-
-    private static func start() throws -> (directory: String, port: Int) {
-        guard let binaries else { throw TestServerError("PostgreSQL's server binaries were not found") }
-        let directory = NSTemporaryDirectory() + "pg-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if getuid() == 0 { try run(["chown", "postgres", directory], limit: 10) }
-        // The socket's name is all the port is, since the server listens on no TCP address.
-        let port = 40_000 + Int(getpid() % 20_000)
-        try run(
-            [
-                "\(binaries)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                "--locale=C",
-            ],
-            limit: 120)
-        running = (binaries, directory)
-        atexit {
-            guard let (binaries, directory) = TestServer.running else { return }
-            try? TestServer.run(
-                ["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "-t", "20", "stop"],
-                limit: 30)
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-        try run(
-            [
-                "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
-                "-o", "-k \(directory) -c listen_addresses='' -p \(port)", "-w", "-t", "60", "start",
-            ],
-            limit: 90)
-        return (directory, port)
+        try server.get().configuration(database: database)
     }
 
     /// Runs a command as the `postgres` user when this process is root (the server refuses to
@@ -97,7 +58,7 @@ enum TestServer {
     /// Spawned and awaited with `posix_spawn` and `waitpid` rather than `Process`, whose wait
     /// also waits for every process that inherited its descriptors: the server `pg_ctl` leaves
     /// running would keep it waiting.
-    private static func run(_ arguments: [String], limit seconds: Int) throws {
+    fileprivate static func run(_ arguments: [String], limit seconds: Int) throws {
         let asPostgres = getuid() == 0 && arguments[0] != "chown"
         let command =
             ["timeout", String(seconds)] + (asPostgres ? ["runuser", "-u", "postgres", "--"] : []) + arguments
@@ -123,6 +84,125 @@ enum TestServer {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             throw TestServerError("\(command.joined(separator: " ")) failed (wait status \(status)): \(text)")
         }
+    }
+}
+
+/// One PostgreSQL cluster in a temporary folder of its own (its data, its log and its socket),
+/// listening on no TCP address. ``TestServer`` runs one, shared by the tests; a test that stops
+/// or restarts a server runs one of its own with ``with(_:)``, which deletes it afterwards. Every
+/// cluster still running when the process exits is stopped and deleted then.
+final class TestCluster: Sendable {
+    let binaries: String
+    /// The folder holding the data folder, the log and the socket.
+    let directory: String
+    /// The socket's name is all the port is, since the server listens on no TCP address.
+    let port: Int
+
+    /// Creates the cluster's files (initdb); it does not run until ``start()``.
+    init() throws {
+        guard let binaries = TestServer.binaries else {
+            throw TestServerError("PostgreSQL's server binaries were not found")
+        }
+        self.binaries = binaries
+        directory = NSTemporaryDirectory() + "pg-" + UUID().uuidString.prefix(8)
+        port = 40_000 + Int(getpid() % 20_000)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        Self.live.withLock { $0[directory] = binaries }
+        _ = Self.exitHandler
+        do {
+            if getuid() == 0 { try TestServer.run(["chown", "postgres", directory], limit: 10) }
+            try TestServer.run(
+                [
+                    "\(binaries)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "postgres", "-E", "UTF8",
+                    "--locale=C",
+                ],
+                limit: 120)
+        } catch {
+            shutdown()
+            throw error
+        }
+    }
+
+    /// Runs `body` with a new cluster, started, then stops and deletes it, whether `body`
+    /// returns or throws.
+    static func with<Result>(_ body: (TestCluster) async throws -> Result) async throws -> Result {
+        let cluster = try TestCluster()
+        do {
+            try cluster.start()
+            let result = try await body(cluster)
+            cluster.shutdown()
+            return result
+        } catch {
+            cluster.shutdown()
+            throw error
+        }
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    func start() throws {
+        try TestServer.run(
+            [
+                "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
+                "-o", "-k \(directory) -c listen_addresses='' -p \(port)", "-w", "-t", "60", "start",
+            ],
+            limit: 90)
+    }
+
+    /// Stops the server (fast shutdown: connections are closed, as on a server restart) and waits
+    /// until it has stopped.
+    func stop() throws {
+        try TestServer.run(
+            ["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "fast", "-w", "-t", "60", "stop"], limit: 90)
+    }
+
+    /// Starts the server again after ``stop()``.
+    func startAgain() throws {
+        try start()
+    }
+
+    /// Stops the server if it runs, and deletes the cluster's folder.
+    func shutdown() {
+        Self.remove(directory: directory, binaries: binaries)
+        Self.live.withLock { $0[directory] = nil }
+    }
+
+    func configuration(database: String) -> PostgreSQLDatabase.Configuration {
+        .init(address: .unixSocket(directory: directory, port: port), user: "postgres", database: database)
+    }
+
+    /// The configuration of a new, empty database, for one test.
+    func makeConfiguration() async throws -> PostgreSQLDatabase.Configuration {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
+        do {
+            try await admin.execute("CREATE DATABASE \(name)")
+        } catch {
+            await admin.close()
+            throw error
+        }
+        await admin.close()
+        return configuration(database: name)
+    }
+
+    /// The folders of the clusters not yet shut down, with their binaries, for the exit handler.
+    private static let live = Lock<[String: String]>([:])
+
+    /// Registered once, with the first cluster.
+    private static let exitHandler: Void = {
+        atexit {
+            for (directory, binaries) in TestCluster.live.withLock({ $0 }) {
+                TestCluster.remove(directory: directory, binaries: binaries)
+            }
+        }
+    }()
+
+    private static func remove(directory: String, binaries: String) {
+        if FileManager.default.fileExists(atPath: "\(directory)/data/postmaster.pid") {
+            try? TestServer.run(
+                ["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "-t", "20", "stop"],
+                limit: 30)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }
 

@@ -1,0 +1,304 @@
+import Foundation
+import Locking
+import SQLite
+import Testing
+
+@testable import PostgreSQL
+
+@Suite(.postgreSQLInstalled)
+struct ChangeListenerTests {
+    typealias Event = ChangeListener.Event
+
+    @Test func eachKindOfWriteNotifiesItsTable() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT)")
+            try await db.execute("CREATE TABLE untracked(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+
+            try await withWriter(db) { writer in
+                try await writer.execute("INSERT INTO items VALUES (1, 'milk'), (2, 'bread')")
+                #expect(try await events.next() == .changed(table: "items"))
+                try await writer.execute("UPDATE items SET title = 'eggs' WHERE id = 1")
+                #expect(try await events.next() == .changed(table: "items"))
+                try await writer.execute("DELETE FROM items WHERE id = 2")
+                #expect(try await events.next() == .changed(table: "items"))
+                try await writer.execute("TRUNCATE items")
+                #expect(try await events.next() == .changed(table: "items"))
+                // The untracked write comes first: were it notified, its event would too.
+                try await writer.execute("INSERT INTO untracked VALUES (1)")
+                try await writer.execute("INSERT INTO items VALUES (3, 'tea')")
+                #expect(try await events.next() == .changed(table: "items"))
+            }
+        }
+    }
+
+    @Test func installingTwiceNotifiesOncePerStatement() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.execute("CREATE TABLE marker(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items", "marker"])
+            try await db.installChangeNotifications(on: ["items"])
+            try await db.installChangeNotifications()
+            let triggers = try await db.fetchOne(
+                "SELECT count(*) AS n FROM pg_trigger WHERE tgrelid = 'items'::regclass AND NOT tgisinternal")
+            #expect(try triggers?["n"] == 1)
+
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+            try await withWriter(db) { writer in
+                try await writer.execute("INSERT INTO items VALUES (1), (2)")
+                try await writer.execute("INSERT INTO marker VALUES (1)")
+                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(table: "marker"))
+            }
+        }
+    }
+
+    @Test func installingOnAMissingTableThrowsNamingIt() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            let error = await #expect(throws: PostgreSQLError.self) {
+                try await db.installChangeNotifications(on: ["items", "missing_table"])
+            }
+            #expect(error?.kind == .other)
+            #expect(error?.message.contains("\"missing_table\"") == true)
+            // Nothing was installed, not even on the table that exists.
+            let triggers = try await db.fetchOne("SELECT count(*) AS n FROM pg_trigger WHERE NOT tgisinternal")
+            #expect(try triggers?["n"] == 0)
+        }
+    }
+
+    @Test func aTableNameWithQuotesIsQuoted() async throws {
+        let name = #"odd"name; DROP TABLE items; --"#
+        #expect(PostgreSQLDatabase.changeNotificationSQL(on: [name]).contains(#""odd""name; DROP TABLE items; --""#))
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.execute(#"CREATE TABLE "odd""name; DROP TABLE items; --"(id INTEGER)"#)
+            try await db.installChangeNotifications(on: [name])
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+            try await withWriter(db) { writer in
+                try await writer.execute(#"INSERT INTO "odd""name; DROP TABLE items; --" VALUES (1)"#)
+                #expect(try await events.next() == .changed(table: name))
+            }
+            #expect(try await db.fetchAll("SELECT id FROM items").isEmpty)
+            // The missing-table check binds the name too.
+            let error = await #expect(throws: PostgreSQLError.self) {
+                try await db.installChangeNotifications(on: ["items' OR '1'='1"])
+            }
+            #expect(error?.kind == .other)
+        }
+    }
+
+    @Test func aLateSubscriberHearsListeningBeforeSubscribeReturns() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            let listener = ChangeListener.shared(for: db.configuration)
+            #expect(ChangeListener.shared(for: db.configuration) === listener)
+            let first = Subscriber(listener)
+            defer { first.cancel() }
+            #expect(try await first.next() == .listening)
+
+            let heard = Lock<[Event]>([])
+            let second = listener.subscribe { event in heard.withLock { $0.append(event) } }
+            defer { second.cancel() }
+            #expect(heard.withLock { $0 } == [.listening])
+        }
+    }
+
+    @Test func aTerminatedBackendIsReportedThenReplaced() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+
+            let terminated = try await db.fetchOne(
+                """
+                SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND application_name = $1
+                """,
+                [.text(ChangeListener.applicationName)])
+            #expect(try terminated?["n"] == 1)
+            let lost = try await events.next()
+            guard case .lost(let error) = lost else {
+                Issue.record("expected .lost, got \(lost)")
+                return
+            }
+            #expect(error.kind == .connectionClosed)
+            #expect(error.message.contains("listening connection"))
+            #expect(error.message.contains("terminating connection due to administrator command"))
+            #expect(try await events.next() == .listening)
+
+            try await withWriter(db) { writer in
+                try await writer.execute("INSERT INTO items VALUES (1)")
+                #expect(try await events.next() == .changed(table: "items"))
+            }
+        }
+    }
+
+    @Test func aServerRestartIsReportedThenRecovered() async throws {
+        try await TestCluster.with { cluster in
+            let configuration = try await cluster.makeConfiguration()
+            let db = try await PostgreSQLDatabase(configuration)
+            do {
+                try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+                try await db.installChangeNotifications(on: ["items"])
+                await db.close()
+            } catch {
+                await db.close()
+                throw error
+            }
+            let events = Subscriber(ChangeListener.shared(for: configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+
+            try cluster.stop()
+            let lost = try await events.next()
+            guard case .lost(let error) = lost else {
+                Issue.record("expected .lost, got \(lost)")
+                return
+            }
+            #expect(error.kind == .connectionClosed)
+            #expect(error.message.contains("listening connection"))
+            try cluster.startAgain()
+            // Failed attempts while the server was down reported nothing more.
+            #expect(try await events.next() == .listening)
+
+            let writer = try await PostgreSQLDatabase(configuration)
+            do {
+                try await writer.execute("INSERT INTO items VALUES (1)")
+                #expect(try await events.next() == .changed(table: "items"))
+                await writer.close()
+            } catch {
+                await writer.close()
+                throw error
+            }
+        }
+    }
+
+    @Test func aListenerStartedWhileTheServerIsDownListensOnceItIsUp() async throws {
+        try await TestCluster.with { cluster in
+            let configuration = try await cluster.makeConfiguration()
+            try cluster.stop()
+            let events = Subscriber(ChangeListener.shared(for: configuration))
+            defer { events.cancel() }
+            let lost = try await events.next()
+            guard case .lost(let error) = lost else {
+                Issue.record("expected .lost, got \(lost)")
+                return
+            }
+            #expect(error.kind == .connectionFailed)
+            try cluster.startAgain()
+            #expect(try await events.next() == .listening)
+        }
+    }
+
+    @Test func theLastCancellationClosesTheConnection() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            let listener = ChangeListener.shared(for: db.configuration)
+            let first = Subscriber(listener)
+            let second = Subscriber(listener)
+            #expect(try await first.next() == .listening)
+            #expect(try await second.next() == .listening)
+            #expect(try await listeningBackends(db) == 1)
+
+            first.cancel()
+            try await withWriter(db) { writer in
+                try await writer.execute("INSERT INTO items VALUES (1)")
+                #expect(try await second.next() == .changed(table: "items"))
+            }
+            #expect(try await listeningBackends(db) == 1)
+
+            second.cancel()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await listeningBackends(db) > 0 {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("the listening connection is still open 10 s after the last cancellation")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            // A later subscriber starts afresh.
+            let fresh = ChangeListener.shared(for: db.configuration)
+            #expect(fresh !== listener)
+            let third = Subscriber(fresh)
+            defer { third.cancel() }
+            #expect(try await third.next() == .listening)
+        }
+    }
+
+    /// The listening connections to `db`'s database.
+    private func listeningBackends(_ db: PostgreSQLDatabase) async throws -> Int {
+        let row = try await db.fetchOne(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+            [.text(ChangeListener.applicationName)])
+        return try row?["n"] ?? 0
+    }
+
+    /// Runs `body` with a second connection to `db`'s database, closed afterwards.
+    private func withWriter(_ db: PostgreSQLDatabase, _ body: (PostgreSQLDatabase) async throws -> Void) async throws {
+        let writer = try await PostgreSQLDatabase(db.configuration)
+        do {
+            try await body(writer)
+            await writer.close()
+        } catch {
+            await writer.close()
+            throw error
+        }
+    }
+}
+
+/// A subscription whose events a test awaits one by one, each within a time limit.
+private final class Subscriber {
+    private enum Item: Sendable {
+        case event(ChangeListener.Event)
+        case timeout(Int)
+    }
+
+    private let continuation: AsyncStream<Item>.Continuation
+    private var iterator: AsyncStream<Item>.AsyncIterator
+    private let subscription: ChangeListener.Subscription
+    private var waits = 0
+
+    init(_ listener: ChangeListener) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Item.self)
+        self.continuation = continuation
+        iterator = stream.makeAsyncIterator()
+        subscription = listener.subscribe { continuation.yield(.event($0)) }
+    }
+
+    /// The next event, or a thrown error when none comes within `limit`.
+    func next(within limit: Duration = .seconds(10)) async throws -> ChangeListener.Event {
+        waits += 1
+        let wait = waits
+        let continuation = continuation
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            continuation.yield(.timeout(wait))
+        }
+        defer { timer.cancel() }
+        while let item = await iterator.next() {
+            switch item {
+            case .event(let event): return event
+            case .timeout(wait): throw TestServerError("no event within \(limit)")
+            case .timeout: continue
+            }
+        }
+        throw TestServerError("the event stream ended")
+    }
+
+    func cancel() {
+        subscription.cancel()
+        continuation.finish()
+    }
+}
