@@ -44,7 +44,9 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     func prepareRounds() {}
 
     func read<T>(_ body: (PostgreSQLReadConnection) throws -> T) throws -> T {
-        let current = try session.withLock { $0 } ?? connect()
+        // A connection the server closed (restarted, or ended the backend) is replaced.
+        let open = session.withLock { $0 }.flatMap { $0.connection.isClosed ? nil : $0 }
+        let current = try open ?? connect()
         do {
             return try body(PostgreSQLReadConnection(session: current))
         } catch {

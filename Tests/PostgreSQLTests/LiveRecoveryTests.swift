@@ -1,0 +1,102 @@
+import LiveValueTesting
+import SQLite
+import SharingSQLite
+import Testing
+
+@testable import PostgreSQL
+
+/// Live values through a server restart and dropped connections: readers report the failure,
+/// keep their last value, and recover once the server is back, equal to a fresh fetch.
+@Suite(.postgreSQLInstalled, .timeLimit(.minutes(2)))
+struct LiveRecoveryTests {
+    private static let count = "SELECT count(*) FROM notes"
+
+    private static func prepare(_ configuration: PostgreSQLDatabase.Configuration) async throws {
+        let db = try await PostgreSQLDatabase(configuration)
+        do {
+            try await db.execute(
+                "CREATE TABLE notes(id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body TEXT NOT NULL)")
+            try await db.installChangeNotifications(on: ["notes"])
+        } catch {
+            await db.close()
+            throw error
+        }
+        await db.close()
+    }
+
+    /// Inserts `n` notes on a connection of its own.
+    private static func insert(_ n: Int, _ configuration: PostgreSQLDatabase.Configuration) async throws {
+        let db = try await PostgreSQLDatabase(configuration)
+        do {
+            for index in 0..<n { try await db.execute("INSERT INTO notes(body) VALUES ($1)", [.text("\(index)")]) }
+        } catch {
+            await db.close()
+            throw error
+        }
+        await db.close()
+    }
+
+    private static func freshCount(_ configuration: PostgreSQLDatabase.Configuration) async throws -> Int {
+        let db = try await PostgreSQLDatabase(configuration)
+        let row = try await db.fetchOne(count)
+        await db.close()
+        return try #require(row)[0]
+    }
+
+    @Test func readersRecoverFromAServerRestart() async throws {
+        try await TestCluster.with { cluster in
+            let configuration = try await cluster.makeConfiguration()
+            try await Self.prepare(configuration)
+            let db = try await PostgreSQLDatabase(configuration)
+            @SharedReader(wrappedValue: -1, .fetchOne(Self.count, database: db)) var count: Int
+            await db.liveEngine.source.untilListening()
+            try await Self.insert(3, configuration)
+            try await value(of: $count) { $0 == 3 }
+
+            try cluster.stop()
+            try await eventually($count) { $0.loadError != nil }
+            let error = try #require($count.loadError as? PostgreSQLError)
+            #expect([.connectionClosed, .connectionFailed, .server].contains(error.kind), "\(error)")
+            #expect(count == 3, "the last good value stays while the server is away")
+
+            try cluster.startAgain()
+            try await Self.insert(2, configuration)
+            try await value(of: $count) { $0 == 5 }
+            try await eventually($count) { $0.loadError == nil }
+            #expect(count == (try await Self.freshCount(configuration)))
+            await db.close()
+        }
+    }
+
+    @Test func readersRecoverWhenTheirConnectionsAreDropped() async throws {
+        let configuration = try await TestServer.makeConfiguration()
+        try await Self.prepare(configuration)
+        let db = try await PostgreSQLDatabase(configuration)
+        @SharedReader(wrappedValue: -1, .fetchOne(Self.count, database: db)) var count: Int
+        await db.liveEngine.source.untilListening()
+        try await Self.insert(1, configuration)
+        try await value(of: $count) { $0 == 1 }
+
+        // Ends every other connection to the database: the database's own, the rounds' and the
+        // listener's.
+        let admin = try await PostgreSQLDatabase(configuration)
+        let ended = try await admin.fetchAll(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        #expect(ended.count >= 3)
+        await admin.close()
+
+        // The database's own connection is gone: statements fail with a typed error, at once.
+        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 1") }
+        #expect(error.map { [.connectionClosed, .server].contains($0.kind) } == true, "\(String(describing: error))")
+
+        // Live values reconnect by themselves.
+        try await Self.insert(2, configuration)
+        try await value(of: $count) { $0 == 3 }
+        try await eventually($count) { $0.loadError == nil }
+        #expect(count == (try await Self.freshCount(configuration)))
+        await db.close()
+    }
+}
