@@ -2,7 +2,7 @@ import Locking
 import Observation
 import QueryCache
 
-/// A value loaded from SQLite that stays current as the database changes.
+/// A value loaded from a database (SQLite, or PostgreSQL) that stays current as it changes.
 ///
 /// ```swift
 /// @SharedReader(.fetchAll("SELECT * FROM items ORDER BY id", database: db)) var items: [Item]
