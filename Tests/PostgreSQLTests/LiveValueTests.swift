@@ -87,6 +87,32 @@ struct LiveValueTests {
         }
     }
 
+    @Test func sqlKeysObserveTheTablesOfTheirPlan() async throws {
+        try await withInstances { reader, writer in
+            // Both tables, read by subplans.
+            @SharedReader(
+                wrappedValue: -1,
+                .fetchOne("SELECT (SELECT count(*) FROM notes) + (SELECT count(*) FROM tags)", database: reader))
+            var total: Int
+            // A function may read any table: every change refetches it.
+            @SharedReader(
+                wrappedValue: -1, .fetchOne("SELECT count(*) FROM generate_series(1, 3)", database: reader))
+            var series: Int
+            await reader.liveEngine.source.untilListening()
+            try await $total.load()
+            try await $series.load()
+            #expect(total == 0)
+            #expect(series == 3)
+            let seriesFetches = $series.fetchCount
+            try await writer.execute("INSERT INTO tags(name) VALUES ('x')")
+            try await value(of: $total) { $0 == 1 }
+            try await writer.execute("INSERT INTO notes(body) VALUES ('y')")
+            try await value(of: $total) { $0 == 2 }
+            // Counted when a round starts, so the rounds that brought `total` counted it too.
+            #expect($series.fetchCount >= seriesFetches + 2)
+        }
+    }
+
     @Test func aFailedFetchKeepsTheLastValueAndSetsLoadError() async throws {
         try await withInstances { reader, writer in
             // Divides by zero while exactly one note exists.

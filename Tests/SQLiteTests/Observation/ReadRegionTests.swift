@@ -21,6 +21,19 @@ struct ReadRegionTests {
         #expect(try region("SELECT Title FROM ITEMS").tables == ["items": .only(["title"])])
     }
 
+    @Test("everything is modified by any change, absorbs unions, and is not empty")
+    func everything() throws {
+        let items = try region("SELECT title FROM items")
+        #expect(DatabaseRegion.everything.isModified(by: DatabaseChanges(tables: ["lists": []])))
+        #expect(!DatabaseRegion.everything.isModified(by: DatabaseChanges()))
+        #expect(!items.isModified(by: DatabaseChanges(tables: ["lists": []])))
+        #expect(items.union(.everything) == .everything)
+        #expect(DatabaseRegion.everything.union(items) == .everything)
+        #expect(!DatabaseRegion.everything.isEmpty)
+        #expect(DatabaseRegion.everything.description == "everything")
+        #expect(DatabaseRegion.everything != DatabaseRegion())
+    }
+
     @Test("count(*) reads the whole table; a join reads both tables; a view reads its tables")
     func wholeTables() throws {
         #expect(try region("SELECT count(*) FROM items").tables["items"] == .all)
