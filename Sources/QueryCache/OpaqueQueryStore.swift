@@ -42,12 +42,7 @@ public protocol OpaqueQueryStore: AnyObject, Sendable {
 
 extension QueryStore: OpaqueQueryStore {}
 
-/// The facts eviction needs, read together and without registering observation dependencies.
-struct EvictionStatus {
-    var isInUse: Bool
-    var unsubscribedSince: Date?
-}
-
-protocol EvictableQueryStore: OpaqueQueryStore {
+/// A store whose owner can ask it what eviction needs to know.
+package protocol EvictableQueryStore: OpaqueQueryStore {
     var evictionStatus: EvictionStatus { get }
 }

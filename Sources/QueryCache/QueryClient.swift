@@ -20,21 +20,11 @@ import Locking
 /// client.invalidate(matching: ["players"])
 /// ```
 public final class QueryClient: Sendable {
-    fileprivate struct Entry {
-        let store: any EvictableQueryStore
-        var lastAccessedAt: Date
-        /// The store's node in `Storage.recency`.
-        var recencyNode: Int
-    }
-
     fileprivate struct Storage {
-        var entries: [QueryPath: Entry] = [:]
+        var stores: [QueryPath: any EvictableQueryStore] = [:]
         var defaultContext: QueryContext
-        var evictionPolicy: QueryEvictionPolicy
-        /// Orders lookups for least-recently-used eviction, even when the clock stands still.
-        var recency = RecencyList()
-        /// No store can expire before this date, so lookups skip the scan until then.
-        var nextEvictionCheck = Date.distantPast
+        /// When each store was last looked up, and which ones the policy lets go.
+        var eviction: StoreEviction<QueryPath>
         var evictionHandler: (@Sendable ([any OpaqueQueryStore]) -> Void)?
     }
 
@@ -45,7 +35,7 @@ public final class QueryClient: Sendable {
         defaultContext: QueryContext = QueryContext(),
         evictionPolicy: QueryEvictionPolicy = QueryEvictionPolicy()
     ) {
-        self.storage = Lock(Storage(defaultContext: defaultContext, evictionPolicy: evictionPolicy))
+        self.storage = Lock(Storage(defaultContext: defaultContext, eviction: StoreEviction(policy: evictionPolicy)))
     }
 
     /// The context new stores start from. The client's clock (`queryClock`) drives eviction.
@@ -56,13 +46,8 @@ public final class QueryClient: Sendable {
 
     /// The eviction policy.
     public var evictionPolicy: QueryEvictionPolicy {
-        get { storage.withLock { $0.evictionPolicy } }
-        set {
-            storage.withLock {
-                $0.evictionPolicy = newValue
-                $0.nextEvictionCheck = .distantPast
-            }
-        }
+        get { storage.withLock { $0.eviction.policy } }
+        set { storage.withLock { $0.eviction.policy = newValue } }
     }
 
     /// Called with the stores that eviction removed, after each eviction that removed some, on
@@ -99,9 +84,9 @@ public final class QueryClient: Sendable {
             if let existing = access(path, of: Query.State.self, now: now, in: &storage) {
                 return (existing, Evicted())
             }
-            storage.entries[path] = Entry(
-                store: created, lastAccessedAt: now, recencyNode: storage.recency.insert(path))
-            return (created, evictIfDue(now: now, keeping: path, in: &storage))
+            storage.stores[path] = created
+            storage.eviction.use(path, now: now)
+            return (created, evict(now: now, keeping: path, in: &storage))
         }
         evicted.report()
         return store
@@ -134,7 +119,7 @@ public final class QueryClient: Sendable {
         let (store, evicted) = storage.withLock { storage in
             let now = storage.defaultContext.queryClock.now()
             let store = access(path, of: State.self, now: now, in: &storage)
-            return (store, evictIfDue(now: now, keeping: path, in: &storage))
+            return (store, evict(now: now, keeping: path, in: &storage))
         }
         evicted.report()
         return store
@@ -142,7 +127,7 @@ public final class QueryClient: Sendable {
 
     /// The existing store at exactly `path`, whatever its state type.
     public func opaqueStore(for path: QueryPath) -> (any OpaqueQueryStore)? {
-        storage.withLock { $0.entries[path]?.store }
+        storage.withLock { $0.stores[path] }
     }
 
     /// The stores whose paths start with `path` and whose state is `State`.
@@ -166,7 +151,7 @@ public final class QueryClient: Sendable {
 
     /// How many stores the client holds.
     public var storeCount: Int {
-        storage.withLock { $0.entries.count }
+        storage.withLock { $0.stores.count }
     }
 
     // MARK: Acting on stores
@@ -201,10 +186,9 @@ public final class QueryClient: Sendable {
     /// holds them; a later lookup creates a fresh store.
     public func remove(matching path: QueryPath) {
         storage.withLock { storage in
-            for key in storage.entries.keys.filter({ path.isPrefix(of: $0) }) {
-                if let removed = storage.entries.removeValue(forKey: key) {
-                    storage.recency.remove(removed.recencyNode)
-                }
+            for key in storage.stores.keys.filter({ path.isPrefix(of: $0) }) {
+                storage.stores.removeValue(forKey: key)
+                storage.eviction.remove(key)
             }
         }
     }
@@ -212,15 +196,15 @@ public final class QueryClient: Sendable {
     /// Removes every store.
     public func removeAll() {
         storage.withLock { storage in
-            storage.entries.removeAll()
-            storage.recency = RecencyList()
+            storage.stores.removeAll()
+            storage.eviction.removeAll()
         }
     }
 
     /// Evicts, now, the stores that ``evictionPolicy`` allows to go.
     public func evictExpired() {
         storage.withLock { storage in
-            evict(now: storage.defaultContext.queryClock.now(), keeping: nil, in: &storage)
+            evict(now: storage.defaultContext.queryClock.now(), keeping: nil, scan: true, in: &storage)
         }.report()
     }
 
@@ -228,7 +212,7 @@ public final class QueryClient: Sendable {
 
     private func matchingStores(_ path: QueryPath) -> [any EvictableQueryStore] {
         storage.withLock { storage in
-            storage.entries.compactMap { key, entry in path.isPrefix(of: key) ? entry.store : nil }
+            storage.stores.compactMap { key, store in path.isPrefix(of: key) ? store : nil }
         }
     }
 
@@ -238,15 +222,13 @@ public final class QueryClient: Sendable {
         now: Date,
         in storage: inout Storage
     ) -> QueryStore<State>? {
-        guard let index = storage.entries.index(forKey: path) else { return nil }
-        let entry = storage.entries.values[index]
-        guard let store = entry.store as? QueryStore<State> else {
+        guard let existing = storage.stores[path] else { return nil }
+        guard let store = existing as? QueryStore<State> else {
             preconditionFailure(
-                "The store at \(path) holds \(type(of: entry.store)), not QueryStore<\(State.self)>."
+                "The store at \(path) holds \(type(of: existing)), not QueryStore<\(State.self)>."
             )
         }
-        storage.recency.touch(entry.recencyNode)
-        storage.entries.values[index].lastAccessedAt = now
+        storage.eviction.use(path, now: now)
         return store
     }
 
@@ -260,132 +242,20 @@ public final class QueryClient: Sendable {
         }
     }
 
-    private func evictIfDue(now: Date, keeping path: QueryPath?, in storage: inout Storage) -> Evicted {
+    /// Evicts what the policy lets go (see ``StoreEviction``), keeping `path`'s store.
+    private func evict(now: Date, keeping path: QueryPath?, scan: Bool = false, in storage: inout Storage) -> Evicted {
         var evicted = Evicted(handler: storage.evictionHandler)
-        if now >= storage.nextEvictionCheck { evictExpired(now: now, keeping: path, in: &storage, into: &evicted) }
-        evictLeastRecentlyUsed(keeping: path, in: &storage, into: &evicted)
+        let stores = storage.stores
+        let keys = storage.eviction.evict(now: now, keeping: path, scan: scan) { stores[$0]!.evictionStatus }
+        for key in keys {
+            if let removed = storage.stores.removeValue(forKey: key) { evicted.append(removed) }
+        }
         return evicted
-    }
-
-    private func evict(now: Date, keeping path: QueryPath?, in storage: inout Storage) -> Evicted {
-        var evicted = Evicted(handler: storage.evictionHandler)
-        evictExpired(now: now, keeping: path, in: &storage, into: &evicted)
-        evictLeastRecentlyUsed(keeping: path, in: &storage, into: &evicted)
-        return evicted
-    }
-
-    /// Removes the stores idle for longer than the policy's timeout. A scan visits every store, so
-    /// lookups run one only when some store may have expired, and at most once per sixteenth of
-    /// the timeout: a store may outlive its timeout by that much.
-    private func evictExpired(
-        now: Date, keeping path: QueryPath?, in storage: inout Storage, into evicted: inout Evicted
-    ) {
-        let timeout = storage.evictionPolicy.idleTimeout
-        // A store that goes idle after this scan is idle from now on at the earliest.
-        var nextCheck = now.addingTimeInterval(timeout)
-        var expired: [QueryPath] = []
-        for (key, entry) in storage.entries where key != path {
-            let status = entry.store.evictionStatus
-            guard !status.isInUse else { continue }
-            let idleSince = max(entry.lastAccessedAt, status.unsubscribedSince ?? entry.lastAccessedAt)
-            let expiry = idleSince.addingTimeInterval(timeout)
-            if expiry <= now {
-                expired.append(key)
-            } else {
-                nextCheck = min(nextCheck, expiry)
-            }
-        }
-        for key in expired {
-            if let removed = storage.entries.removeValue(forKey: key) {
-                storage.recency.remove(removed.recencyNode)
-                evicted.append(removed.store)
-            }
-        }
-        storage.nextEvictionCheck = max(nextCheck, now.addingTimeInterval(timeout / 16))
-    }
-
-    /// Removes least recently used stores that nobody uses until at most the policy's maximum
-    /// remain. A store found in use counts as used now.
-    private func evictLeastRecentlyUsed(
-        keeping path: QueryPath?, in storage: inout Storage, into evicted: inout Evicted
-    ) {
-        guard let maxCount = storage.evictionPolicy.maxStoreCount else { return }
-        var node = storage.recency.oldest
-        var visited = 0
-        let count = storage.entries.count
-        while storage.entries.count > maxCount, node >= 0, visited < count {
-            let next = storage.recency.nodes[node].newer
-            let key = storage.recency.nodes[node].path
-            visited += 1
-            if key == path || storage.entries[key]?.store.evictionStatus.isInUse != false {
-                storage.recency.touch(node)
-            } else if let removed = storage.entries.removeValue(forKey: key) {
-                storage.recency.remove(node)
-                evicted.append(removed.store)
-            }
-            node = next
-        }
     }
 }
 
 extension QueryClient.Evicted {
     mutating func append(_ store: any OpaqueQueryStore) {
         if handler != nil { stores.append(store) }
-    }
-}
-
-/// The paths of a client's stores from least to most recently used: a doubly linked list kept in
-/// an array, so that a lookup moves its store to the end, and eviction finds the least recently
-/// used store, in constant time whatever the number of stores.
-struct RecencyList {
-    struct Node {
-        var path: QueryPath
-        var older = -1
-        var newer = -1
-    }
-
-    private(set) var nodes: [Node] = []
-    private var freeNodes: [Int] = []
-    private(set) var oldest = -1
-    private var newest = -1
-
-    /// Adds `path` as the most recently used, and returns its node.
-    mutating func insert(_ path: QueryPath) -> Int {
-        let node: Int
-        if let free = freeNodes.popLast() {
-            nodes[free] = Node(path: path)
-            node = free
-        } else {
-            nodes.append(Node(path: path))
-            node = nodes.count - 1
-        }
-        link(node)
-        return node
-    }
-
-    /// Makes `node` the most recently used.
-    mutating func touch(_ node: Int) {
-        guard node != newest else { return }
-        unlink(node)
-        link(node)
-    }
-
-    mutating func remove(_ node: Int) {
-        unlink(node)
-        nodes[node].path = QueryPath(elements: [])
-        freeNodes.append(node)
-    }
-
-    private mutating func link(_ node: Int) {
-        nodes[node].older = newest
-        nodes[node].newer = -1
-        if newest >= 0 { nodes[newest].newer = node } else { oldest = node }
-        newest = node
-    }
-
-    private mutating func unlink(_ node: Int) {
-        let (older, newer) = (nodes[node].older, nodes[node].newer)
-        if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
-        if newer >= 0 { nodes[newer].older = older } else { newest = older }
     }
 }

@@ -80,7 +80,8 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
     /// time on every use, at a cost greater than the rest of a read, so each store builds it once.
     private let statePath: KeyPath<QueryStore, State> & Sendable = \.state
 
-    init<Query: QueryRequest>(
+    /// A store of `query`, outside any client: for owners that keep their own stores.
+    package init<Query: QueryRequest>(
         query: Query,
         initialState: State,
         initialContext: QueryContext
@@ -501,7 +502,7 @@ public final class QueryStore<State: QueryStateProtocol>: Sendable {
 extension QueryStore: Observable {}
 
 extension QueryStore: EvictableQueryStore {
-    var evictionStatus: EvictionStatus {
+    package var evictionStatus: EvictionStatus {
         storage.withLock { storage in
             EvictionStatus(
                 isInUse: !storage.subscribers.isEmpty || storage.task != nil || !storage.waiters.isEmpty,

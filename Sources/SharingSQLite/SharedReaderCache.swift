@@ -51,26 +51,27 @@ public enum SharedReaderCache {
 
     /// How many entries the cache of `database` holds now.
     public static func storeCount(for database: any DatabaseWriter) -> Int {
-        ObservationCenter.existingCenter(for: database)?.client.storeCount ?? 0
+        ObservationCenter.existingCenter(for: database)?.recordCount ?? 0
     }
 
     static var evictionPolicy: QueryEvictionPolicy { policy.withLock { $0 } }
 
     /// The caches of every live-query engine, whatever its source, which changes to the limits
     /// reach. Held weakly: a cache goes with its engine.
-    private static let clients = Lock<[WeakClient]>([])
+    private static let caches = Lock<[WeakCache]>([])
 
-    private struct WeakClient {
-        weak var client: QueryClient?
+    private struct WeakCache {
+        weak var cache: (any LiveCache)?
     }
 
-    /// Makes a new engine's cache follow the limits, now and as they change.
-    static func register(_ client: QueryClient) {
-        clients.withLock { clients in
-            clients.removeAll { $0.client == nil }
-            clients.append(WeakClient(client: client))
+    /// Makes a new engine's cache follow the limits as they change.
+    static func register(_ cache: any LiveCache) {
+        caches.withLock { caches in
+            caches.removeAll { $0.cache == nil }
+            caches.append(WeakCache(cache: cache))
         }
-        client.evictionPolicy = evictionPolicy
+        // A change made since the engine read the policy reached the caches registered then.
+        cache.evictionPolicy = evictionPolicy
     }
 
     private static func update(_ change: (inout QueryEvictionPolicy) -> Void) {
@@ -78,6 +79,12 @@ public enum SharedReaderCache {
             change(&policy)
             return policy
         }
-        for client in clients.withLock({ $0.compactMap(\.client) }) { client.evictionPolicy = updated }
+        for cache in caches.withLock({ $0.compactMap(\.cache) }) { cache.evictionPolicy = updated }
     }
+}
+
+/// A live-query engine's cache, as ``SharedReaderCache`` sees it: whatever the engine's source,
+/// it follows the limits.
+protocol LiveCache: AnyObject, Sendable {
+    var evictionPolicy: QueryEvictionPolicy { get set }
 }

@@ -2,11 +2,19 @@ import Dispatch
 import Locking
 import QueryCache
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Keeps the live values of one database current, whatever the database: its ``LiveQuerySource``
 /// reads and reports changes, the engine decides what to refetch.
 ///
-/// It owns the query cache (a `QueryClient`, one store per query), hears of changes from its
-/// source, and refetches the queries whose read region a commit touched — only those with readers;
+/// It owns the query cache: one record per query, holding the query's store (its value, for
+/// readers to subscribe to), what it read, its readers and its place in the refetch rounds; and
+/// the eviction of the records nobody reads, by ``SharedReaderCache``'s policy. It hears of
+/// changes from its source, and refetches the queries whose read region a commit touched — only those with readers;
 /// the others are marked stale and refetch when used again. A change the source cannot describe
 /// (`didChangeElsewhere(failure:)`) refetches everything, and a failure it reports (the database
 /// deleted or replaced) makes every query fail with it from then on.
@@ -25,13 +33,12 @@ import QueryCache
 /// Generic over its source, rather than holding an `any LiveQuerySource`: the records' fetches
 /// take the source's own connection type, and a round calls the source's `read` directly, with no
 /// existential to open or connection to box on the way to every fetch.
-package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
+package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     package typealias Outcome = Result<Void, any Error>
     package typealias Completion = @Sendable (Outcome) -> Void
 
     /// Where the engine reads, and hears of changes.
     package let source: Source
-    package let client: QueryClient
 
     /// The result of one query in a round, to apply to its store once the read is over.
     private struct Fetched: Sendable {
@@ -42,7 +49,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
 
     /// One cached query.
     private struct Record {
-        let store: any OpaqueQueryStore
+        let store: any EvictableQueryStore
         /// Runs the query on a connection of the source.
         let run: @Sendable (Source.Connection) -> Fetched
         /// Reports an error raised before the query could run.
@@ -55,8 +62,6 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         var isInFlight = false
         /// Marked stale since its last fetch, so that later commits need not mark it again.
         var isMarkedStale = false
-        /// The client evicted the store: the record goes when its last reader does.
-        var isEvicted = false
         /// Called when the next round that fetches the query has applied its result.
         var waiters: [Completion] = []
         /// Called when the running round that fetches the query has applied its result.
@@ -67,9 +72,12 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
 
     private struct State {
         var records: [Int: Record] = [:]
-        /// Store → its record, so that finding a record costs no hashing of its query's path.
-        var idsByStore: [ObjectIdentifier: Int] = [:]
+        var idsByPath: [QueryPath: Int] = [:]
         var nextID = 0
+        /// Which records the policy lets go, and when.
+        var eviction = StoreEviction<Int>(policy: SharedReaderCache.evictionPolicy)
+        /// What new stores start from; its clock drives eviction.
+        var context: QueryContext
         var index = LiveQueryIndex()
         /// What the next round fetches.
         var pendingIDs: [Int] = []
@@ -90,15 +98,27 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         mutating func add(_ record: Record) -> Int {
             nextID += 1
             records[nextID] = record
-            idsByStore[ObjectIdentifier(record.store)] = nextID
+            idsByPath[record.store.path] = nextID
             index.insert(nextID, record.region)
             return nextID
         }
 
-        mutating func remove(_ id: Int) {
-            guard let record = records.removeValue(forKey: id) else { return }
-            idsByStore.removeValue(forKey: ObjectIdentifier(record.store))
-            index.remove(id, record.region)
+        /// Evicts the records the policy lets go, but `kept`'s, and those in use: read, awaited,
+        /// fetched, or subscribed to.
+        mutating func evict(now: Date, keeping kept: Int? = nil, scan: Bool = false) {
+            let records = records
+            let evicted = eviction.evict(now: now, keeping: kept, scan: scan) { id in
+                let record = records[id]!
+                let status = record.store.evictionStatus
+                let isInUse =
+                    record.readerCount > 0 || !record.waiters.isEmpty || record.isPending || record.isInFlight
+                return EvictionStatus(isInUse: isInUse || status.isInUse, unsubscribedSince: status.unsubscribedSince)
+            }
+            for id in evicted {
+                guard let record = self.records.removeValue(forKey: id) else { continue }
+                idsByPath.removeValue(forKey: record.store.path)
+                index.remove(id, record.region)
+            }
         }
 
         /// Something `id` reads changed: fetch it in the next round if someone waits for it,
@@ -137,7 +157,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         }
     }
 
-    private let state = Lock(State())
+    private let state: Lock<State>
     private let refreshQueue = DispatchQueue(label: "SharingSQLite.LiveQueryEngine.refresh")
 
     package init(source: Source) {
@@ -146,9 +166,8 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         // Stores are fed by the engine's rounds; they never fetch by themselves.
         context.maxRetries = 0
         context.queryFetchesOnSubscribe = false
-        client = QueryClient(defaultContext: context, evictionPolicy: SharedReaderCache.evictionPolicy)
-        client.evictionHandler = { [weak self] stores in self?.didEvict(stores) }
-        SharedReaderCache.register(client)
+        state = Lock(State(context: context))
+        SharedReaderCache.register(self)
     }
 
     // MARK: Readers
@@ -183,22 +202,28 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         query: @autoclosure () -> Query,
         fetch: @escaping @Sendable (Source.Connection) throws -> (Value, DatabaseRegion)
     ) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) where Query.State == QueryState<Value?, Value> {
-        // Outside the lock: a lookup may evict stores, and the eviction handler takes the lock.
-        // The lookup also tells the client the store is in use.
-        let store = client.store(for: path, of: QueryState<Value?, Value>.self) ?? client.store(for: query())
-        let (id, startWatch) = state.withLock { state -> (Int, Bool) in
+        typealias Store = QueryStore<QueryState<Value?, Value>>
+        let (store, id, startWatch) = state.withLock { state -> (Store, Int, Bool) in
+            let now = state.context.queryClock.now()
             let id: Int
-            if let existing = state.idsByStore[ObjectIdentifier(store)] {
+            let store: Store
+            if let existing = state.idsByPath[path] {
                 id = existing
+                guard let typed = state.records[id]!.store as? Store else {
+                    preconditionFailure("The query at \(path) holds another type of value than \(Value.self).")
+                }
+                store = typed
             } else {
-                // A new query, or one whose store was evicted (the record of the old store goes
-                // with its eviction).
+                store = Store(
+                    query: query(), initialState: QueryState(initialValue: nil), initialContext: state.context)
                 id = state.add(Self.record(store: store, fetch: fetch))
-                state.select(in: source)
             }
             state.records[id]!.readerCount += 1
             state.readerCount += 1
-            return (id, state.needsWatch && state.watch == nil)
+            state.eviction.use(id, now: now)
+            state.evict(now: now, keeping: id)
+            state.select(in: source)
+            return (store, id, state.needsWatch && state.watch == nil)
         }
         if startWatch { startWatching() }
         return (store, Lease(engine: self, id: id))
@@ -260,10 +285,8 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         let watch = state.withLock { state -> Source.Watch? in
             state.records[id]!.readerCount -= 1
             state.readerCount -= 1
-            if let record = state.records[id], record.readerCount == 0, record.isEvicted, record.waiters.isEmpty {
-                state.remove(id)
-                state.select(in: source)
-            }
+            // The reader used the query until now: its idle time starts here.
+            state.eviction.use(id, now: state.context.queryClock.now())
             guard state.readerCount == 0, let watch = state.watch else { return nil }
             state.watch = nil
             return watch
@@ -271,31 +294,32 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
         if let watch { source.stopWatching(watch) }
     }
 
-    private func didEvict(_ stores: [any OpaqueQueryStore]) {
+    /// How many rounds fetched the query at `path`; for tests.
+    func fetchCount(for path: QueryPath) -> Int {
+        state.withLock { state in state.idsByPath[path].flatMap { state.records[$0]?.fetchCount } ?? 0 }
+    }
+
+    /// The eviction policy of the engine's cache: ``SharedReaderCache``'s, unless a test changes it.
+    var evictionPolicy: QueryEvictionPolicy {
+        get { state.withLock { $0.eviction.policy } }
+        set { state.withLock { $0.eviction.policy = newValue } }
+    }
+
+    /// The clock that eviction reads; for tests.
+    var queryClock: QueryClock {
+        get { state.withLock { $0.context.queryClock } }
+        set { state.withLock { $0.context.queryClock = newValue } }
+    }
+
+    /// Evicts, now, the queries that the policy lets go.
+    func evictExpired() {
         state.withLock { state in
-            for store in stores {
-                guard let id = state.idsByStore[ObjectIdentifier(store)], let record = state.records[id] else {
-                    continue
-                }
-                if record.readerCount == 0 && record.waiters.isEmpty && !record.isInFlight {
-                    state.remove(id)
-                } else {
-                    state.records[id]!.isEvicted = true
-                }
-            }
+            state.evict(now: state.context.queryClock.now(), scan: true)
             state.select(in: source)
         }
     }
 
-    /// How many rounds fetched the query at `path`; for tests.
-    func fetchCount(for path: QueryPath) -> Int {
-        guard let store = client.opaqueStore(for: path) else { return 0 }
-        return state.withLock { state in
-            state.idsByStore[ObjectIdentifier(store)].flatMap { state.records[$0]?.fetchCount } ?? 0
-        }
-    }
-
-    /// How many queries the engine keeps; for tests. It follows the client's store count.
+    /// How many queries the engine keeps, each with its store.
     var recordCount: Int { state.withLock { $0.records.count } }
 
     /// How many queries the index lists; for tests.
@@ -407,10 +431,6 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: Sendable {
                     state.records[entry.id]!.joiners = []
                     state.records[entry.id]!.isInFlight = false
                     if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
-                    if record.readerCount == 0 && record.isEvicted && record.waiters.isEmpty {
-                        state.remove(entry.id)
-                        state.select(in: source)
-                    }
                 }
                 return joiners
             }

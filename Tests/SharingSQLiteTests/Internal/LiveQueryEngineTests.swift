@@ -76,27 +76,25 @@ final class ManualClock: Sendable {
         try await eventually($count) { $0.wrappedValue == 2 && !$0.isLoading }
     }
 
-    @Test func theCenterForgetsWhatTheCacheEvicts() async throws {
+    @Test func theEngineEvictsWhatNobodyReads() async throws {
         let db = try makeItemsDatabase()
         let center = ObservationCenter.center(for: db)
         let clock = ManualClock()
-        center.client.defaultContext.queryClock = .custom { clock.now }
-        center.client.evictionPolicy = QueryEvictionPolicy(idleTimeout: 10, maxStoreCount: 3)
+        center.queryClock = .custom { clock.now }
+        center.evictionPolicy = QueryEvictionPolicy(idleTimeout: 10, maxStoreCount: 3)
         let reader = SharedReader<Int>(value: -1)
         func key(_ minimum: Int) -> SharedReaderKey<Int> {
             .fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(minimum))], database: db)
         }
         for minimum in 0..<10 {
             try await reader.load(key(minimum))
-            #expect(center.client.storeCount <= 3)
-            #expect(center.recordCount == center.client.storeCount)
+            #expect(center.recordCount <= 3)
         }
         #expect(center.indexedQueryCount == center.recordCount)
 
         clock.advance(by: 10)
-        center.client.evictExpired()
-        #expect(center.client.storeCount == 1, "only the store the reader shows stays")
-        #expect(center.recordCount == 1)
+        center.evictExpired()
+        #expect(center.recordCount == 1, "only the query the reader shows stays")
         #expect(center.indexedQueryCount == 1)
 
         // An evicted query loads again from the database, and is observed again.
@@ -113,12 +111,12 @@ final class ManualClock: Sendable {
         @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
         let center = try #require($count.attachment?.center)
         #expect(SharedReaderCache.storeCount(for: db) == 1)
-        #expect(center.client.evictionPolicy.maxStoreCount == SharedReaderCache.maxStoreCount)
+        #expect(center.evictionPolicy.maxStoreCount == SharedReaderCache.maxStoreCount)
         // A larger limit than the default, so that other tests running now are not affected.
         let previous = SharedReaderCache.maxStoreCount
         defer { SharedReaderCache.maxStoreCount = previous }
         SharedReaderCache.maxStoreCount = 5_000
-        #expect(center.client.evictionPolicy.maxStoreCount == 5_000)
+        #expect(center.evictionPolicy.maxStoreCount == 5_000)
         #expect(SharedReaderCache.storeCount(for: try DatabaseQueue()) == 0)
     }
 }
