@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import PostgreSQL
+import PostgresNIO
+import SQLite
+import SharingSQLite
+import Synchronization
+
+// Instance B: the benchmark launched again by itself (`--instance HOST PORT`), a second process
+// of the same service. It reads one command per line on standard input and answers on standard
+// output; the times it answers with are CLOCK_MONOTONIC, which both processes share.
+//
+//   latency              loads the counter reader and the raw floor; answers "ready"
+//   expect V             arms the counter reader for V: "armed", then "seen TIME" once it holds V
+//   expect-raw V         the same for the raw floor: "seen TIME NOTIFIED_TIME"
+//   live|poll MS V       50 readers of buckets 50–99 (SharedReaders, or pollers every MS ms),
+//                        each holding V: "ready"
+//   target V             arms them for V: "armed", then "settled LATEST SUM" once all hold V
+//   usage                "usage CPU_NANOSECONDS QUERIES"
+//   stop                 drops the readers: "stopped"
+//
+// An armed wait that is not met within 10 s answers "timeout" instead.
+
+/// The query of the counter's live reader.
+let counterSQL = "SELECT n FROM counter WHERE id = 1"
+
+/// The floor of a live value written by hand with raw PostgresNIO: a connection that listens
+/// on a channel of its own (notified by a trigger of the same shape as the package's), and one
+/// that runs the reader's query again on each notification, both on the event loop.
+final class RawFloor: Sendable {
+    let arrivals = Arrivals(count: 1)
+    private let notifiedAt = Atomic<UInt64>(0)
+    private let listener: PostgresConnection
+    private let reader: PostgresConnection
+
+    init(server: Server, logger: Logger) async throws {
+        listener = try await PostgresConnection.connect(configuration: server.rawConfiguration, id: 2, logger: logger)
+        reader = try await PostgresConnection.connect(configuration: server.rawConfiguration, id: 3, logger: logger)
+        listener.addListener(channel: "bench_raw") { [self] _, _ in
+            notifiedAt.store(monotonicNanoseconds(), ordering: .releasing)
+            _ = reader.query("SELECT n FROM raw_counter WHERE id = 1", logger: logger) { row in
+                self.arrivals.report(0, value: try row.decode(Int.self), at: monotonicNanoseconds())
+            }
+        }
+        _ = try await listener.query("LISTEN bench_raw", logger: logger)
+    }
+
+    var lastNotification: UInt64 { notifiedAt.load(ordering: .acquiring) }
+}
+
+/// Arms `arrivals` for `value` and answers when it is met, or "timeout" after 10 s.
+func arm(_ arrivals: Arrivals, _ value: Int, answer: @escaping @Sendable (UInt64, UInt64) -> String) {
+    arrivals.expect(value) { latest, sum in send(answer(latest, sum)) }
+    send("armed")
+    DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+        if arrivals.expire(value) { send("timeout") }
+    }
+}
+
+@MainActor
+func runInstance(server: Server) async throws {
+    var logger = Logger(label: "instance")
+    logger.logLevel = .critical
+    let database = try await PostgreSQLDatabase(server.packageConfiguration)
+    let pollDatabase = try await PostgreSQLDatabase(server.packageConfiguration)
+    var counter: (reader: SharedReader<Int>, arrivals: Arrivals)?
+    var floor: RawFloor?
+    var readers: (any ReaderSet)?
+    let buckets = 50..<100
+
+    while let line = readLine() {
+        let words = line.split(separator: " ").map(String.init)
+        guard let command = words.first else { continue }
+        let number = words.count > 1 ? Int(words[1]) ?? 0 : 0
+        switch command {
+        case "latency":
+            let reader: SharedReader<Int> = SharedReader(wrappedValue: -1, .fetchOne(counterSQL, database: database))
+            try await reader.load()
+            let arrivals = Arrivals(count: 1)
+            watch(reader, member: 0, arrivals: arrivals)
+            counter = (reader, arrivals)
+            floor = try await RawFloor(server: server, logger: logger)
+            send("ready")
+        case "expect":
+            guard let counter else { throw BenchmarkError("expect before latency") }
+            arm(counter.arrivals, number) { latest, _ in "seen \(latest)" }
+        case "expect-raw":
+            guard let floor else { throw BenchmarkError("expect-raw before latency") }
+            arm(floor.arrivals, number) { latest, _ in "seen \(latest) \(floor.lastNotification)" }
+        case "live":
+            readers = try await LiveReaders(database: database, buckets: buckets, current: number)
+            send("ready")
+        case "poll":
+            let current = words.count > 2 ? Int(words[2]) ?? 0 : 0
+            readers = try await Pollers(
+                database: pollDatabase, buckets: buckets, interval: .milliseconds(number), current: current)
+            send("ready")
+        case "target":
+            guard let readers else { throw BenchmarkError("target before readers") }
+            arm(readers.arrivals, number) { latest, sum in "settled \(latest) \(sum)" }
+        case "usage":
+            send("usage \(cpuNanoseconds()) \(readers?.queries ?? 0)")
+        case "stop":
+            readers?.stop()
+            readers = nil
+            send("stopped")
+        default:
+            throw BenchmarkError("unknown command \(line)")
+        }
+    }
+    await database.close()
+    await pollDatabase.close()
+}
