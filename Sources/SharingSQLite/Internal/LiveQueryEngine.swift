@@ -104,8 +104,9 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         }
 
         /// Evicts the records the policy lets go, but `kept`'s, and those in use: read, awaited,
-        /// fetched, or subscribed to.
-        mutating func evict(now: Date, keeping kept: Int? = nil, scan: Bool = false) {
+        /// fetched, or subscribed to. Returns whether it evicted any.
+        @discardableResult
+        mutating func evict(now: Date, keeping kept: Int? = nil, scan: Bool = false) -> Bool {
             let records = records
             let evicted = eviction.evict(now: now, keeping: kept, scan: scan) { id in
                 let record = records[id]!
@@ -119,6 +120,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
                 idsByPath.removeValue(forKey: record.store.path)
                 index.remove(id, record.region)
             }
+            return !evicted.isEmpty
         }
 
         /// Something `id` reads changed: fetch it in the next round if someone waits for it,
@@ -207,6 +209,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
             let now = state.context.queryClock.now()
             let id: Int
             let store: Store
+            var isNew = false
             if let existing = state.idsByPath[path] {
                 id = existing
                 guard let typed = state.records[id]!.store as? Store else {
@@ -217,12 +220,13 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
                 store = Store(
                     query: query(), initialState: QueryState(initialValue: nil), initialContext: state.context)
                 id = state.add(Self.record(store: store, fetch: fetch))
+                isNew = true
             }
             state.records[id]!.readerCount += 1
             state.readerCount += 1
             state.eviction.use(id, now: now)
-            state.evict(now: now, keeping: id)
-            state.select(in: source)
+            // The index changes only with a new query or an eviction.
+            if state.evict(now: now, keeping: id) || isNew { state.select(in: source) }
             return (store, id, state.needsWatch && state.watch == nil)
         }
         if startWatch { startWatching() }
