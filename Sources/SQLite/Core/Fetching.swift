@@ -247,9 +247,6 @@ extension Statement {
     /// The first column, converted; NULL gives nil.
     @inlinable
     static func optionalFirstColumn<T: SQLiteValueConvertible>(_ row: BorrowedRow) throws -> T? {
-        let value = row.value(at: 0)
-        if value.isNull { return nil }
-        guard let decoded = T(sqliteValue: value) else { throw row.decodingError(T.self, index: 0, value: value) }
-        return decoded
+        try BorrowedRow.optionalFirstColumn(row)
     }
 }

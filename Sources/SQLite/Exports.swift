@@ -1,0 +1,2 @@
+// `import SQLite` brings the values and rows every source shares.
+@_exported import SQLCore
