@@ -17,7 +17,7 @@ import SQLCore
 /// same shape with other values renders the same SQL text with other arguments, so the
 /// connection's prepared-statement cache serves it.
 ///
-/// `RowValue` is how rows decode: the record type for `Item.all()`, ``Row`` for
+/// `RowValue` is how rows decode: the record type for `Item.all()`, `Row` for
 /// ``Table/all()``.
 public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
     @usableFromInline package var select: SQLSelect

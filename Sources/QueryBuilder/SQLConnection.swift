@@ -14,7 +14,7 @@ import SQLCore
 /// ```
 ///
 /// Requests are rendered in the connection's own SQL dialect, with every value bound. Rows decode
-/// with ``FetchableRow`` or as single ``SQLiteValueConvertible`` values; `Decodable`-only types
+/// with `FetchableRow` or as single `SQLiteValueConvertible` values; `Decodable`-only types
 /// need SQLite's `Database`.
 ///
 /// The package's sources are the only conforming types: the requirement is how a source runs a

@@ -1,6 +1,6 @@
 import SQLCore
 
-/// A table known only by name at run time, whose rows come back as ``Row``.
+/// A table known only by name at run time, whose rows come back as `Row`.
 ///
 /// ```swift
 /// let table = Table(arguments.table)

@@ -4,10 +4,10 @@
 /// text, and comes in three shapes: `fetchAll` (an array), `fetchOne` (the first row, or nil) and
 /// `cursor` (a lazy sequence). The type decides how rows decode:
 ///
-/// - ``Row``: the raw row, with its own copy of the values, so it can be kept and sent to other tasks.
-/// - ``FetchableRow``: hand-written `init(row:)` over a ``BorrowedRow``, the fastest.
+/// - `Row`: the raw row, with its own copy of the values, so it can be kept and sent to other tasks.
+/// - `FetchableRow`: hand-written `init(row:)` over a `BorrowedRow`, the fastest.
 /// - `Decodable`: coding keys name columns.
-/// - ``SQLiteValueConvertible`` (`Int`, `String`, `Date`…): the first column of each row.
+/// - `SQLiteValueConvertible` (`Int`, `String`, `Date`…): the first column of each row.
 ///
 /// ```swift
 /// let rows = try db.fetchAll("SELECT * FROM items")
