@@ -3,7 +3,11 @@ import Locking
 import PostgresNIO
 
 final class ChangeListener: Sendable {
-    enum Event: Sendable { case listening; case changed(table: String); case lost(PostgreSQLError) }
+    enum Event: Sendable {
+        case listening
+        case changed(table: String)
+        case lost(PostgreSQLError)
+    }
     final class Subscription: Sendable {
         let cancelAction: @Sendable () -> Void
         init(_ c: @escaping @Sendable () -> Void) { cancelAction = c }
@@ -18,11 +22,17 @@ final class ChangeListener: Sendable {
         ChangeListener(configuration: configuration)
     }
     func subscribe(_ handler: @escaping @Sendable (Event) -> Void) -> Subscription {
-        let id = next.withLock { $0 += 1; return $0 }
+        let id = next.withLock {
+            $0 += 1
+            return $0
+        }
         handlers.withLock { $0[id] = handler }
         let config = configuration
         let t = Task {
-            guard let conn = try? await PostgresConnection.connect(configuration: config.connectionConfiguration(), id: 1, logger: Session.logger) else { return }
+            guard
+                let conn = try? await PostgresConnection.connect(
+                    configuration: config.connectionConfiguration(), id: 1, logger: Session.logger)
+            else { return }
             do {
                 try await conn.listen(on: PostgreSQLDatabase.changeChannel) { seq in
                     handler(.listening)
@@ -31,18 +41,24 @@ final class ChangeListener: Sendable {
             } catch {}
             try? await conn.close()
         }
-        return Subscription { [handlers] in handlers.withLock { _ = $0.removeValue(forKey: id) }; t.cancel() }
+        return Subscription { [handlers] in
+            handlers.withLock { _ = $0.removeValue(forKey: id) }
+            t.cancel()
+        }
     }
 }
 extension PostgreSQLDatabase {
     static let changeChannel = "live_query_changes"
     public func installChangeNotifications(on tables: [String]) async throws {
-        try await execute("""
-        CREATE OR REPLACE FUNCTION live_query_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_notify('live_query_changes', TG_TABLE_NAME); RETURN NULL; END $$
-        """)
+        try await execute(
+            """
+            CREATE OR REPLACE FUNCTION live_query_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('live_query_changes', TG_TABLE_NAME); RETURN NULL; END $$
+            """)
         for t in tables {
-            try await execute("CREATE OR REPLACE TRIGGER live_query_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \"\(t)\" FOR EACH STATEMENT EXECUTE FUNCTION live_query_notify()")
+            try await execute(
+                "CREATE OR REPLACE TRIGGER live_query_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \"\(t)\" FOR EACH STATEMENT EXECUTE FUNCTION live_query_notify()"
+            )
         }
     }
 }
