@@ -21,7 +21,9 @@ import CSQLite
 public struct BorrowedRow {
     // Plain fields: column reads go through `handle` and `generationPointer`, which are plain
     // pointers and cost no reference counting, and the struct holds one reference, as few as a
-    // row can: copying it costs one retain.
+    // row can: copying it costs one retain. The reference comes with the witness table of its
+    // `RowSource` conformance, one word more, through which the row asks for column names
+    // without a dynamic cast.
     //
     // A row of another source than SQLite (PostgreSQL's rows arrive whole) has no `handle` and
     // reads the values its `source` holds. The branch on `handle` goes the same way on every row
