@@ -31,7 +31,14 @@ let package = Package(
         // Thread Sanitizer can check.
         .target(name: "Locking"),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .target(name: "SQLite", dependencies: ["CSQLite", "Locking"]),
+        // The values and rows every source shares. It reads SQLite's statements through the C API,
+        // so that a row read from SQLite is as fast as the C API.
+        .target(name: "SQLCore", dependencies: ["CSQLite"]),
+        .testTarget(name: "SQLCoreTests", dependencies: ["SQLCore"]),
+        // The query builder: requests that render for SQLite and PostgreSQL into a reusable buffer.
+        .target(name: "QueryBuilder", dependencies: ["SQLCore"]),
+        .testTarget(name: "QueryBuilderTests", dependencies: ["QueryBuilder", "SQLCore"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SQLCore", "QueryBuilder", "Locking"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking"]),
         // Generic layers with no SQLite in them.
         .target(name: "QueryCache", dependencies: ["Locking"]),

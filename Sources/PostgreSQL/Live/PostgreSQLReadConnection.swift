@@ -7,7 +7,7 @@ import SQLite
     import Foundation
 #endif
 
-/// The connection a portable ``FetchKeyRequest`` runs on when it reads PostgreSQL: query-builder
+/// The connection a portable `FetchKeyRequest` runs on when it reads PostgreSQL: query-builder
 /// requests rendered in PostgreSQL's dialect, sent on one session and awaited on the calling
 /// thread (a refetch round's queue, or a thread of ``PostgreSQLDatabase/fetch(_:)``'s own).
 ///

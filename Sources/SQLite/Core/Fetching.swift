@@ -4,10 +4,10 @@
 /// text, and comes in three shapes: `fetchAll` (an array), `fetchOne` (the first row, or nil) and
 /// `cursor` (a lazy sequence). The type decides how rows decode:
 ///
-/// - ``Row``: the raw row, with its own copy of the values, so it can be kept and sent to other tasks.
-/// - ``FetchableRow``: hand-written `init(row:)` over a ``BorrowedRow``, the fastest.
+/// - `Row`: the raw row, with its own copy of the values, so it can be kept and sent to other tasks.
+/// - `FetchableRow`: hand-written `init(row:)` over a `BorrowedRow`, the fastest.
 /// - `Decodable`: coding keys name columns.
-/// - ``SQLiteValueConvertible`` (`Int`, `String`, `Date`…): the first column of each row.
+/// - `SQLiteValueConvertible` (`Int`, `String`, `Date`…): the first column of each row.
 ///
 /// ```swift
 /// let rows = try db.fetchAll("SELECT * FROM items")
@@ -247,9 +247,6 @@ extension Statement {
     /// The first column, converted; NULL gives nil.
     @inlinable
     static func optionalFirstColumn<T: SQLiteValueConvertible>(_ row: BorrowedRow) throws -> T? {
-        let value = row.value(at: 0)
-        if value.isNull { return nil }
-        guard let decoded = T(sqliteValue: value) else { throw row.decodingError(T.self, index: 0, value: value) }
-        return decoded
+        try BorrowedRow.optionalFirstColumn(row)
     }
 }

@@ -31,7 +31,7 @@ public final class Statement {
     @exclusivity(unchecked) public private(set) var columnCount: Int
     /// The names of the result columns, in order.
     public private(set) var columnNames: [String]
-    /// Advances on every step, so a ``BorrowedRow`` that reads from this statement can tell whether it
+    /// Advances on every step, so a `BorrowedRow` that reads from this statement can tell whether it
     /// still points at its own row. Kept behind a pointer because it is read for every column
     /// decoded, and a class's stored `var` pays a dynamic exclusivity check on each access.
     @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>

@@ -205,9 +205,9 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-/// Turns one property into a column value: ``SQLiteValueConvertible`` types as they bind,
+/// Turns one property into a column value: `SQLiteValueConvertible` types as they bind,
 /// single-value types (a `RawRepresentable` enum) through their own `encode(to:)`, and keyed or
-/// unkeyed values as JSON text, which is how ``Row`` decoding reads them back.
+/// unkeyed values as JSON text, which is how `Row` decoding reads them back.
 final class ColumnValueEncoder: Encoder, SingleValueEncodingContainer {
     var value: SQLiteValue?
     var needsJSON = false

@@ -93,7 +93,7 @@ final class RowDecodingPlan {
 /// key type for the whole fetch, so decoding a row allocates nothing and decoding a field costs
 /// no reference counting.
 ///
-/// Dates, UUIDs, `Data` and every ``SQLiteValueConvertible`` type decode from their column with
+/// Dates, UUIDs, `Data` and every `SQLiteValueConvertible` type decode from their column with
 /// the package's own conversions; other nested values decode from JSON text.
 @usableFromInline
 final class RowDecoder: Decoder {
@@ -124,7 +124,7 @@ final class RowDecoder: Decoder {
         generation = statement.generation
     }
 
-    /// The row the decoder stands on, for the paths that need a ``BorrowedRow``.
+    /// The row the decoder stands on, for the paths that need a `BorrowedRow`.
     var row: BorrowedRow {
         var row = BorrowedRow(statement: statement)
         row.generation = generation
@@ -371,7 +371,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 }
 
-/// Decodes one column: directly for ``SQLiteValueConvertible`` types, through the type's own
+/// Decodes one column: directly for `SQLiteValueConvertible` types, through the type's own
 /// `init(from:)` for single-value types (a `RawRepresentable` enum), and from JSON text for
 /// nested keyed or unkeyed values.
 struct ColumnDecoder: Decoder, SingleValueDecodingContainer {

@@ -1,4 +1,4 @@
-/// `column = value` in an `UPDATE`: what ``QueryInterfaceRequest/updateAll(_:_:)-(_,ColumnAssignment...)`` sets.
+/// `column = value` in an `UPDATE`: what `QueryInterfaceRequest.updateAll(_:_:)` sets.
 ///
 /// ```swift
 /// try Item.all().filter(Column("list_id") == listID).updateAll(db, Column("done").set(to: true))

@@ -12,7 +12,7 @@ import CSQLite
 /// ```
 ///
 /// When a record is written, the values go straight into the statement's bindings: no array
-/// of values is built. Every ``SQLiteValueConvertible`` type, and optionals of them, can be
+/// of values is built. Every `SQLiteValueConvertible` type, and optionals of them, can be
 /// encoded; nil is NULL.
 public struct ColumnEncoder {
     // Binding a record must cost no reference counting, so the fields a write binds through are

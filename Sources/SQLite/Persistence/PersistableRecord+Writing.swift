@@ -69,7 +69,7 @@ extension PersistableRecord {
     /// try item.update(db, columns: [Column("done")])
     /// ```
     ///
-    /// Throws ``SchemaError`` when a column is not one of the record's, and ``RecordNotFound``
+    /// Throws `SchemaError` when a column is not one of the record's, and ``RecordNotFound``
     /// when no row has the record's key.
     @discardableResult
     public func update(_ db: Database, columns: [Column]) throws -> Int {
@@ -179,7 +179,7 @@ extension PersistableRecord {
 
 extension RecordLayout {
     /// The positions of columns named for an update, without key columns (an update never
-    /// changes the key). Throws ``SchemaError`` for a column the record does not have.
+    /// changes the key). Throws `SchemaError` for a column the record does not have.
     func positions(of named: [Column]) throws -> [Int] {
         var positions: [Int] = []
         for column in named {

@@ -79,3 +79,17 @@ extension QueryInterfaceRequest {
         return (count ?? nil) ?? 0
     }
 }
+
+extension Table {
+    /// How many rows the table has.
+    public func fetchCount(_ db: Database) throws -> Int {
+        try all().fetchCount(db)
+    }
+}
+
+extension TableRecord {
+    /// How many rows the table has.
+    public static func fetchCount(_ db: Database) throws -> Int {
+        try all().fetchCount(db)
+    }
+}

@@ -19,7 +19,7 @@ extension Database {
         try fetchAll(String.self, "SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
     }
 
-    /// Returns the table's name as the schema spells it, or throws ``SchemaError`` when there is
+    /// Returns the table's name as the schema spells it, or throws `SchemaError` when there is
     /// no such table or view. Names match case-insensitively, as in SQL.
     ///
     /// ```swift
@@ -33,7 +33,7 @@ extension Database {
             kind: .unknownTable, name: name, available: tables, suggestion: Self.closest(to: name, in: tables))
     }
 
-    /// Returns the column's name as the schema spells it, or throws ``SchemaError`` when the table
+    /// Returns the column's name as the schema spells it, or throws `SchemaError` when the table
     /// or the column does not exist.
     @discardableResult
     public func checkColumn(_ name: String, in table: String) throws -> String {
@@ -104,7 +104,7 @@ extension Database {
 }
 
 extension QueryInterfaceRequest {
-    /// Throws ``SchemaError`` when the request names a table or column the database lacks.
+    /// Throws `SchemaError` when the request names a table or column the database lacks.
     /// Run it before requests built from user input, so a typo gets a helpful message instead of
     /// SQLite's "no such column".
     ///
@@ -119,7 +119,7 @@ extension QueryInterfaceRequest {
 }
 
 extension Table {
-    /// Throws ``SchemaError`` when the database has no such table or view.
+    /// Throws `SchemaError` when the database has no such table or view.
     public func checkSchema(_ db: Database) throws {
         try db.checkTable(name)
     }

@@ -75,7 +75,8 @@ import Testing
 
     @Test func everyCatalogHasArticles() {
         let modules = Set(Self.articles.map(\.module))
-        #expect(modules == ["PostgreSQL", "QueryCache", "Queryable", "SQLite", "SharingSQLite"])
+        #expect(
+            modules == ["PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite", "SharingSQLite"])
     }
 
     @Test(arguments: articles)

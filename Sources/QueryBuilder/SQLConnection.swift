@@ -1,5 +1,7 @@
+import SQLCore
+
 /// A connection that query-builder requests run on, whatever the database behind it: SQLite's
-/// ``Database``, or PostgreSQL's connection while it refetches live values.
+/// `Database`, or PostgreSQL's connection while it refetches live values.
 ///
 /// A ``FetchKeyRequest`` whose `fetch` takes `any SQLConnection` runs on every source:
 ///
@@ -12,7 +14,7 @@
 /// ```
 ///
 /// Requests are rendered in the connection's own SQL dialect, with every value bound. Rows decode
-/// with ``FetchableRow`` or as single ``SQLiteValueConvertible`` values; `Decodable`-only types
+/// with `FetchableRow` or as single `SQLiteValueConvertible` values; `Decodable`-only types
 /// need SQLite's `Database`.
 ///
 /// The package's sources are the only conforming types: the requirement is how a source runs a
@@ -32,22 +34,6 @@ public enum SQLFetchShape: Sendable {
     case one
     /// One row and column: how many rows the request matches.
     case count
-}
-
-extension Database: SQLConnection {
-    public func _fetch<RowValue, T>(
-        _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape, _ decode: (BorrowedRow) throws -> T
-    ) throws -> [T] {
-        let rendering: SQLSelect.Rendering =
-            switch shape {
-            case .all: .all
-            case .one: .one
-            case .count: .count
-            }
-        let statement = try boundStatement(for: request.select, rendering)
-        if case .all = shape { return try statement.fetchAllBound(decode: decode) }
-        return try statement.fetchOneBound(decode: decode).map { [$0] } ?? []
-    }
 }
 
 // The query builder's fetches on any source.
@@ -72,14 +58,14 @@ extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
 
     /// The first column of the first matching row; nil when there is no row or it is NULL.
     public func fetchOne(_ db: any SQLConnection) throws -> RowValue? {
-        try db._fetch(self, .one) { try Statement.optionalFirstColumn($0) as RowValue? }.first ?? nil
+        try db._fetch(self, .one) { try BorrowedRow.optionalFirstColumn($0) as RowValue? }.first ?? nil
     }
 }
 
 extension QueryInterfaceRequest {
     /// How many rows `fetchAll(_:)` would return, on any source.
     public func fetchCount(_ db: any SQLConnection) throws -> Int {
-        (try db._fetch(self, .count) { try Statement.optionalFirstColumn($0) as Int? }.first ?? nil) ?? 0
+        (try db._fetch(self, .count) { try BorrowedRow.optionalFirstColumn($0) as Int? }.first ?? nil) ?? 0
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
+import SQLCore
 import Testing
 
-@testable import SQLite
+@testable import QueryBuilder
 
 private struct Item: TableRecord, FetchableRow {
     static let tableName = "items"

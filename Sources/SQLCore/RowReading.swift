@@ -4,7 +4,7 @@
 /// Internal on purpose: the two types share behaviour, not a type that callers could store one
 /// in place of the other, since a borrowed row must not outlive its call.
 @usableFromInline
-protocol RowReading {
+package protocol RowReading {
     var count: Int { get }
     var columnNames: [String] { get }
     func value(at index: Int) -> SQLiteValue
@@ -25,21 +25,21 @@ extension RowReading {
     // The error makers are kept out of line, so the typed subscripts that throw them stay small.
 
     @usableFromInline @inline(never)
-    func decodingError(_ type: Any.Type, index: Int, value: SQLiteValue) -> RowDecodingError {
+    package func decodingError(_ type: Any.Type, index: Int, value: SQLiteValue) -> RowDecodingError {
         RowDecodingError(
             column: index >= 0 && index < count ? columnNames[index] : "#\(index)", index: index,
             expectedType: "\(type)", reason: value.isNull ? .unexpectedNull : .typeMismatch(found: value), sql: sql)
     }
 
     @usableFromInline @inline(never)
-    func indexOutOfRange(_ type: Any.Type, index: Int) -> RowDecodingError {
+    package func indexOutOfRange(_ type: Any.Type, index: Int) -> RowDecodingError {
         RowDecodingError(
             column: "#\(index)", index: index, expectedType: "\(type)", reason: .indexOutOfRange(columnCount: count),
             sql: sql)
     }
 
     @usableFromInline @inline(never)
-    func columnNotFound(_ type: Any.Type, name: String) -> RowDecodingError {
+    package func columnNotFound(_ type: Any.Type, name: String) -> RowDecodingError {
         RowDecodingError(
             column: name, index: nil, expectedType: "\(type)", reason: .columnNotFound(available: columnNames),
             sql: sql)

@@ -1,3 +1,5 @@
+import SQLCore
+
 // The SQL of the other renderings of a request, for tools that show what they run (sqlq's
 // `--explain --count`).
 

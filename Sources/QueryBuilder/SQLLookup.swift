@@ -18,7 +18,7 @@ extension SQLExpression {
     ///     keys: [("id", .column("hero_id", of: "responses"))])
     /// ```
     ///
-    /// The names are not checked against the schema (``QueryInterfaceRequest/checkSchema(_:)``
+    /// The names are not checked against the schema (SQLite's `QueryInterfaceRequest.checkSchema(_:)`
     /// skips them): check them first when they come from users.
     public static func lookup(
         _ selected: SQLExpression, in table: String, as alias: String, keys: [(key: String, value: SQLExpression)]

@@ -1,3 +1,5 @@
+import SQLCore
+
 // Comparison and logical operators on columns and expressions.
 //
 // Values on the right are always bound (`?`), never written into the SQL. Comparing with NULL
@@ -129,7 +131,7 @@ extension SQLExpressible {
 
 extension SQLExpression {
     @usableFromInline
-    static func prefixNot(_ operand: SQLExpression) -> SQLExpression {
+    package static func prefixNot(_ operand: SQLExpression) -> SQLExpression {
         var segments: [SQLFragment.Segment] = [.sql("NOT ")]
         segments.reserveCapacity(operand.fragment.segments.count + 3)
         append(operand, to: &segments, parenthesized: operand.precedence != .atom)

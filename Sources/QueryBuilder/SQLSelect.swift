@@ -3,24 +3,24 @@
 /// ``QueryInterfaceRequest`` wraps it with the type its rows decode as; the parts themselves do
 /// not depend on that type, so rendering is compiled once rather than for every record type.
 @usableFromInline
-struct SQLSelect: Hashable, Sendable {
+package struct SQLSelect: Hashable, Sendable {
     /// The table, unquoted.
-    @usableFromInline var tableName: String
+    @usableFromInline package var tableName: String
     /// Selected expressions; empty selects `*`.
-    @usableFromInline var selection: [SQLExpression] = []
+    @usableFromInline package var selection: [SQLExpression] = []
     /// The filters so far, ANDed.
-    @usableFromInline var predicate: SQLExpression?
+    @usableFromInline package var predicate: SQLExpression?
     @usableFromInline var orderings: [SQLOrdering] = []
-    @usableFromInline var limit: Int?
+    @usableFromInline package var limit: Int?
     @usableFromInline var offset: Int?
 
     @inlinable
-    init(tableName: String) {
+    package init(tableName: String) {
         self.tableName = tableName
     }
 
     /// Every column name the query mentions, for schema checks.
-    var columnNames: [String] {
+    package var columnNames: [String] {
         var columns: [String] = []
         for expression in selection { columns += expression.fragment.identifiers }
         if let predicate { columns += predicate.fragment.identifiers }
@@ -29,7 +29,7 @@ struct SQLSelect: Hashable, Sendable {
     }
 
     @usableFromInline
-    enum Rendering {
+    package enum Rendering {
         /// The request as written.
         case all
         /// The first row only: `LIMIT 1` unless the request has its own limit.
@@ -38,7 +38,7 @@ struct SQLSelect: Hashable, Sendable {
         case count
     }
 
-    func render(_ rendering: Rendering, into renderer: SQLRenderer) {
+    package func render(_ rendering: Rendering, into renderer: SQLRenderer) {
         if rendering == .count {
             if limit != nil {
                 // LIMIT and OFFSET apply to the rows, so count the limited rows themselves.
@@ -99,25 +99,5 @@ struct SQLSelect: Hashable, Sendable {
             // A constant, not a value: it keeps the SQL text of every fetchOne of a shape equal.
             renderer.append(" LIMIT 1")
         }
-    }
-}
-
-extension Database {
-    /// The cached statement for `select`, with its arguments bound.
-    ///
-    /// The SQL renders into the connection's reusable buffers and the statement is found by
-    /// those bytes, so running a request whose shape ran before allocates nothing and makes
-    /// no `String`.
-    @usableFromInline
-    func boundStatement(for select: SQLSelect, _ rendering: SQLSelect.Rendering) throws -> Statement {
-        // Rendering never reenters the connection, so the buffers have one user at a time.
-        defer { renderer.removeAll() }
-        select.render(rendering, into: renderer)
-        let statement = try cachedStatement(utf8: renderer.bytes)
-        try statement.bind(renderer.arguments)
-        if !tracker.statementRecordings.isEmpty {
-            tracker.builderStatement = (statement.handle, select.tableName, select.predicate)
-        }
-        return statement
     }
 }

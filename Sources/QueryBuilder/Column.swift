@@ -6,7 +6,7 @@
 ///
 /// The name is always quoted in SQL, with embedded quotes doubled, so any name that exists in the
 /// schema works (`Column("a\"b")` renders `"a""b"`). Names that come from users should be checked
-/// first with ``Database/checkColumn(_:in:)`` or ``QueryInterfaceRequest/checkSchema(_:)``.
+/// first with SQLite's `Database.checkColumn(_:in:)` or `QueryInterfaceRequest.checkSchema(_:)`.
 public struct Column: Hashable, Sendable, SQLExpressible {
     /// The column name, unquoted.
     public let name: String

@@ -112,7 +112,7 @@ extension SQLiteValue: CustomStringConvertible {
 
     /// ``description``, cut for messages: a long text or blob shows its size and its start,
     /// and only that start is rendered, so describing a value of any size costs the same.
-    var abbreviatedDescription: String {
+    package var abbreviatedDescription: String {
         let shownTextBytes = 60
         let shownBlobBytes = 24
         switch self {

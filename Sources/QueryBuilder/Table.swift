@@ -1,4 +1,6 @@
-/// A table known only by name at run time, whose rows come back as ``Row``.
+import SQLCore
+
+/// A table known only by name at run time, whose rows come back as `Row`.
 ///
 /// ```swift
 /// let table = Table(arguments.table)
@@ -32,10 +34,5 @@ public struct Table: Hashable, Sendable {
     /// Every row, with these columns only.
     public func select(_ columns: any SQLExpressible...) -> QueryInterfaceRequest<Row> {
         all().select(columns)
-    }
-
-    /// How many rows the table has.
-    public func fetchCount(_ db: Database) throws -> Int {
-        try all().fetchCount(db)
     }
 }

@@ -84,7 +84,7 @@ public struct Row: Sendable, Hashable {
 extension Row: RowReading {
     /// An owned row no longer knows the statement it came from.
     @usableFromInline
-    var sql: String? { nil }
+    package var sql: String? { nil }
 }
 
 extension Row: CustomStringConvertible {

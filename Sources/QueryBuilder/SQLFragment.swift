@@ -1,3 +1,5 @@
+import SQLCore
+
 /// A piece of SQL as a list of segments: SQL text, identifiers and bound values, in order.
 ///
 /// Expressions, orderings and requests are all built from fragments and become SQL text in one
@@ -5,9 +7,9 @@
 /// placeholders, so no builder can forget either, and the same shape always renders the same
 /// text (which is what lets the prepared-statement cache hit).
 @usableFromInline
-struct SQLFragment: Hashable, Sendable {
+package struct SQLFragment: Hashable, Sendable {
     @usableFromInline
-    enum Segment: Hashable, Sendable {
+    package enum Segment: Hashable, Sendable {
         /// SQL text written by this module, never by a user.
         case sql(String)
         /// A table or column name, quoted when rendered.
@@ -19,15 +21,15 @@ struct SQLFragment: Hashable, Sendable {
         case binding(SQLiteValue)
     }
 
-    @usableFromInline var segments: [Segment]
+    @usableFromInline package var segments: [Segment]
 
     @inlinable
-    init(_ segments: [Segment]) {
+    package init(_ segments: [Segment]) {
         self.segments = segments
     }
 
     /// The identifiers the fragment mentions, for schema checks.
-    var identifiers: [String] {
+    package var identifiers: [String] {
         segments.compactMap { segment in
             if case .identifier(let name) = segment { return name }
             return nil
@@ -52,8 +54,8 @@ package enum SQLDialect: Sendable {
 /// asked: a request that runs finds its cached statement by those bytes. Each connection keeps
 /// one renderer and reuses its storage, so rendering a request allocates nothing.
 @usableFromInline
-final class SQLRenderer {
-    let dialect: SQLDialect
+package final class SQLRenderer {
+    package let dialect: SQLDialect
     /// The first construct the dialect cannot express (PostgreSQL has no `GLOB`), if any: the
     /// rendered SQL must not run.
     package private(set) var unsupported: String?
@@ -63,9 +65,9 @@ final class SQLRenderer {
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private var count = 0
     /// The values bound to the `?` placeholders, in order.
-    @exclusivity(unchecked) var arguments: [SQLiteValue] = []
+    @exclusivity(unchecked) package var arguments: [SQLiteValue] = []
 
-    init(capacity: Int = 128, dialect: SQLDialect = .sqlite) {
+    package init(capacity: Int = 128, dialect: SQLDialect = .sqlite) {
         self.dialect = dialect
         self.capacity = max(capacity, 16)
         storage = .allocate(byteCount: self.capacity, alignment: 1)
@@ -76,17 +78,17 @@ final class SQLRenderer {
     }
 
     /// The SQL text rendered so far, as UTF-8; valid until the renderer changes.
-    var bytes: UnsafeRawBufferPointer {
+    package var bytes: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: storage, count: count)
     }
 
     /// The SQL text rendered so far.
-    var sql: String {
+    package var sql: String {
         String(decoding: bytes, as: UTF8.self)
     }
 
     /// Empties the renderer and keeps its storage.
-    func removeAll() {
+    package func removeAll() {
         count = 0
         arguments.removeAll(keepingCapacity: true)
         unsupported = nil
@@ -116,12 +118,12 @@ final class SQLRenderer {
     }
 
     /// SQL text written by this module.
-    func append(_ text: StaticString) {
+    package func append(_ text: StaticString) {
         append(text.utf8Start, byteCount: text.utf8CodeUnitCount)
     }
 
     /// SQL text written by this module, kept in a fragment.
-    func append(text: String) {
+    package func append(text: String) {
         if dialect == .postgreSQL, let translated = postgreSQLText(for: text) {
             return appendRaw(translated)
         }
@@ -156,7 +158,7 @@ final class SQLRenderer {
         }
     }
 
-    func append(_ expression: SQLExpression) {
+    package func append(_ expression: SQLExpression) {
         switch expression.node {
         case .column(let name):
             appendIdentifier(name)
@@ -170,7 +172,7 @@ final class SQLRenderer {
         }
     }
 
-    func append(_ fragment: SQLFragment) {
+    package func append(_ fragment: SQLFragment) {
         guard dialect == .sqlite else { return appendPostgreSQL(fragment) }
         for segment in fragment.segments { append(segment) }
     }
@@ -208,7 +210,7 @@ final class SQLRenderer {
         }
     }
 
-    func appendBinding(_ value: SQLiteValue) {
+    package func appendBinding(_ value: SQLiteValue) {
         arguments.append(value)
         switch dialect {
         case .sqlite:
@@ -221,7 +223,7 @@ final class SQLRenderer {
 
     /// Double quotes, with embedded double quotes doubled: the only quoting SQLite reads as an
     /// identifier in every position (single quotes can turn into a string literal).
-    func appendIdentifier(_ name: String) {
+    package func appendIdentifier(_ name: String) {
         let quote = UInt8(ascii: "\"")
         append(byte: quote)
         let copied = name.utf8.withContiguousStorageIfAvailable { utf8 in

@@ -1,22 +1,8 @@
+import SQLCore
 import Testing
-
-@testable import SQLite
 
 @Suite("SQLiteValue descriptions")
 struct SQLiteValueDescriptionTests {
-    @Test(
-        "a text literal doubles every quote, even one followed by a combining mark, and reads back exactly",
-        arguments: [
-            "'\u{301}", "a'\u{301}b", "'\u{301}'\u{308}", "it's", "''", "\u{301}'", "'\u{20DD}x", "e'\u{301}\u{323}",
-            "🇫🇷'🇫🇷", "'\u{200D}'", "",
-        ])
-    func combiningMarks(text: String) throws {
-        let db = try Database()
-        let literal = SQLiteValue.text(text).description
-        let back = try db.fetchOne(String.self, "SELECT " + literal)
-        #expect(back.map { Array($0.utf8) } == Array(text.utf8))
-    }
-
     @Test("describing a decoding error for a large blob shows its size and only the start of it")
     func largeBlob() {
         let size = 50 << 20

@@ -69,7 +69,7 @@ public struct SQLOrdering: Hashable, Sendable, SQLOrderingTerm {
             expression, direction: direction == .descending ? .ascending : .descending, nullPlacement: nullPlacement)
     }
 
-    func render(into renderer: SQLRenderer) {
+    package func render(into renderer: SQLRenderer) {
         let parenthesized = expression.precedence != .atom
         if parenthesized { renderer.append("(") }
         renderer.append(expression)

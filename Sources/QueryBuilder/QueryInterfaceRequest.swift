@@ -1,3 +1,5 @@
+import SQLCore
+
 /// A `SELECT` on one table, built step by step and rendered to SQL only when it runs.
 ///
 /// ```swift
@@ -15,10 +17,10 @@
 /// same shape with other values renders the same SQL text with other arguments, so the
 /// connection's prepared-statement cache serves it.
 ///
-/// `RowValue` is how rows decode: the record type for `Item.all()`, ``Row`` for
+/// `RowValue` is how rows decode: the record type for `Item.all()`, `Row` for
 /// ``Table/all()``.
 public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
-    @usableFromInline var select: SQLSelect
+    @usableFromInline package var select: SQLSelect
 
     /// The table the request reads, unquoted.
     public var tableName: String { select.tableName }
@@ -111,13 +113,13 @@ public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
     public var arguments: [SQLiteValue] { render(.all).arguments }
 
     /// Every name the request uses: the table, then each column it mentions.
-    var identifiers: (table: String, columns: [String]) {
+    package var identifiers: (table: String, columns: [String]) {
         (tableName, select.columnNames)
     }
 
     /// The request's SQL and arguments, for logs and tests; fetches render into the
     /// connection's buffers instead.
-    func render(_ rendering: SQLSelect.Rendering, dialect: SQLDialect = .sqlite) -> SQLRenderer {
+    package func render(_ rendering: SQLSelect.Rendering, dialect: SQLDialect = .sqlite) -> SQLRenderer {
         let renderer = SQLRenderer(dialect: dialect)
         select.render(rendering, into: renderer)
         return renderer

@@ -1,3 +1,5 @@
+import SQLCore
+
 /// A type that can stand in a SQL expression: ``Column`` and ``SQLExpression`` itself.
 ///
 /// Every expressible is also an ordering term, sorting ascending by default, so both
@@ -27,7 +29,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// How tightly the expression binds, so that an operator parenthesizes exactly the operands
     /// that need it and rendering stays deterministic.
     @usableFromInline
-    enum Precedence: UInt8, Hashable, Sendable {
+    package enum Precedence: UInt8, Hashable, Sendable {
         case or = 1
         case and
         case not
@@ -39,7 +41,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// column and a column compared with a value, are kept inline, so that building them
     /// allocates nothing; anything else is a list of segments.
     @usableFromInline
-    enum Node: Sendable {
+    package enum Node: Sendable {
         /// `"name"`
         case column(String)
         /// `"name" op ?`
@@ -48,20 +50,20 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         case fragment(SQLFragment, Precedence)
     }
 
-    @usableFromInline var node: Node
+    @usableFromInline package var node: Node
 
     @inlinable
-    init(_ node: Node) {
+    package init(_ node: Node) {
         self.node = node
     }
 
     @inlinable
-    init(_ fragment: SQLFragment, precedence: Precedence) {
+    package init(_ fragment: SQLFragment, precedence: Precedence) {
         node = .fragment(fragment, precedence)
     }
 
     @usableFromInline
-    var precedence: Precedence {
+    package var precedence: Precedence {
         switch node {
         case .column: .atom
         case .comparison: .comparison
@@ -71,7 +73,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
 
     /// The expression as segments, for the paths that combine or inspect expressions.
     @usableFromInline
-    var fragment: SQLFragment {
+    package var fragment: SQLFragment {
         switch node {
         case .column(let name): SQLFragment([.identifier(name)])
         case .comparison(let name, let op, let value):
@@ -133,7 +135,8 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// `operand` followed by its segments, parenthesized when it binds more loosely than the
     /// operator around it requires.
     @usableFromInline
-    static func append(_ operand: SQLExpression, to segments: inout [SQLFragment.Segment], parenthesized: Bool) {
+    package static func append(_ operand: SQLExpression, to segments: inout [SQLFragment.Segment], parenthesized: Bool)
+    {
         if parenthesized {
             segments.append(.sql("("))
             segments.append(contentsOf: operand.fragment.segments)
@@ -145,7 +148,9 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
 
     /// `lhs op rhs` for comparisons of two expressions: compound operands get parentheses.
     @usableFromInline
-    static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, _ rhs: SQLExpression) -> SQLExpression {
+    package static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, _ rhs: SQLExpression)
+        -> SQLExpression
+    {
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(lhs.fragment.segments.count + rhs.fragment.segments.count + 5)
         append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
@@ -158,7 +163,8 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// inline, without allocating; the cast folds away when the operator is specialized for
     /// `Column`.
     @inlinable
-    static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: SQLiteValue) -> SQLExpression
+    package static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: SQLiteValue)
+        -> SQLExpression
     {
         if let column = lhs as? Column {
             return SQLExpression(.comparison(column: column.name, op, value))
@@ -167,7 +173,9 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     }
 
     @usableFromInline
-    static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, value: SQLiteValue) -> SQLExpression {
+    package static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, value: SQLiteValue)
+        -> SQLExpression
+    {
         if case .column(let name) = lhs.node {
             return SQLExpression(.comparison(column: name, op, value))
         }
@@ -181,7 +189,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
 
     /// `operand` followed by a postfix such as ` IS NULL`.
     @usableFromInline
-    static func postfix(_ operand: SQLExpression, _ text: String) -> SQLExpression {
+    package static func postfix(_ operand: SQLExpression, _ text: String) -> SQLExpression {
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(operand.fragment.segments.count + 3)
         append(operand, to: &segments, parenthesized: operand.precedence != .atom)
@@ -192,7 +200,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// `lhs AND rhs` / `lhs OR rhs`. The same connective nests without parentheses, since it is
     /// associative; the other one gets them, which SQL would not need but people reading logs do.
     @usableFromInline
-    static func connective(_ lhs: SQLExpression, _ rhs: SQLExpression, _ kind: Precedence) -> SQLExpression {
+    package static func connective(_ lhs: SQLExpression, _ rhs: SQLExpression, _ kind: Precedence) -> SQLExpression {
         func needsParentheses(_ operand: SQLExpression) -> Bool {
             operand.precedence.rawValue <= Precedence.and.rawValue && operand.precedence != kind
         }
@@ -266,12 +274,12 @@ extension SQLExpression {
 
 /// The binary operators that compare an expression with another or with a bound value.
 @usableFromInline
-enum SQLComparisonOperator: UInt8, Hashable, Sendable {
+package enum SQLComparisonOperator: UInt8, Hashable, Sendable {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual, like, glob
 
     /// The operator with the spaces around it.
     @usableFromInline
-    var sql: StaticString {
+    package var sql: StaticString {
         switch self {
         case .equal: " = "
         case .notEqual: " <> "

@@ -14,8 +14,8 @@
 
 /// The text form of dates: `yyyy-MM-dd HH:mm:ss.SSS` in UTC, parsed and printed by hand because
 /// `DateFormatter` is slow and locale-sensitive, and this runs once per date column per row.
-enum SQLiteDateFormat {
-    static func string(from date: Date) -> String {
+package enum SQLiteDateFormat {
+    package static func string(from date: Date) -> String {
         let interval = date.timeIntervalSince1970
         var seconds = Int(interval.rounded(.down))
         var millis = Int(((interval - Double(seconds)) * 1000).rounded())
@@ -56,7 +56,7 @@ enum SQLiteDateFormat {
 
     /// Parses `yyyy-MM-dd`, optionally followed by ` ` or `T`, `HH:mm`, `:ss`, `.fraction`,
     /// and `Z` or `±HH:MM`. Returns nil for anything else.
-    static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         var text = text
         return text.withUTF8 { bytes -> Date? in
             var index = 0

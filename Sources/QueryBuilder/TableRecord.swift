@@ -1,3 +1,5 @@
+import SQLCore
+
 /// A record type stored in a table: the entry point of typed requests.
 ///
 /// ```swift
@@ -30,10 +32,5 @@ extension TableRecord {
     @inlinable
     public static func sort(_ orderings: any SQLOrderingTerm...) -> QueryInterfaceRequest<Self> {
         all().sort(orderings)
-    }
-
-    /// How many rows the table has.
-    public static func fetchCount(_ db: Database) throws -> Int {
-        try all().fetchCount(db)
     }
 }

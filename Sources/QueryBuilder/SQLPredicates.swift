@@ -1,3 +1,5 @@
+import SQLCore
+
 // Membership, ranges and pattern matching.
 
 extension SQLExpressible {
@@ -83,7 +85,7 @@ extension SQLExpressible {
     }
 
     /// `text` with LIKE's wildcards and the escape character itself escaped by `\`.
-    static func escapeLikePattern(_ text: String) -> String {
+    package static func escapeLikePattern(_ text: String) -> String {
         var escaped = String()
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -21,29 +21,37 @@ import CSQLite
 public struct BorrowedRow {
     // Plain fields: column reads go through `handle` and `generationPointer`, which are plain
     // pointers and cost no reference counting, and the struct holds one reference, as few as a
-    // row can: copying it costs one retain.
+    // row can: copying it costs one retain. The reference comes with the witness table of its
+    // `RowSource` conformance, one word more, through which the row asks for column names
+    // without a dynamic cast.
     //
     // A row of another source than SQLite (PostgreSQL's rows arrive whole) has no `handle` and
     // reads the values its `source` holds. The branch on `handle` goes the same way on every row
     // of a fetch.
 
     /// The statement, held so that it outlives the row (reads use `handle` instead); or, for a
-    /// row of another source, its ``OwnedRowCursor``.
-    @usableFromInline let source: AnyObject
-    @usableFromInline let handle: OpaquePointer?
-    @usableFromInline let generationPointer: UnsafeMutablePointer<UInt64>
-    @usableFromInline let columnCount: Int
+    /// row of another source, its ``OwnedRowCursor``. It also answers the questions about
+    /// column names, which are not on the path of a typed read by index.
+    @usableFromInline package let source: any RowSource
+    @usableFromInline package let handle: OpaquePointer?
+    @usableFromInline package let generationPointer: UnsafeMutablePointer<UInt64>
+    @usableFromInline package let columnCount: Int
     /// The statement's step generation for the row this stands on. Fetch loops move one row
     /// value along the statement by updating it, which spares a reference count per row.
-    @usableFromInline var generation: UInt64
+    @usableFromInline package var generation: UInt64
 
+    /// The current row of a statement: `handle` is its `sqlite3_stmt`, whose columns the row
+    /// reads, and `source` the object that owns it.
     @inlinable
-    init(statement: Statement) {
-        source = statement
-        handle = statement.handle
-        generationPointer = statement.generationPointer
-        columnCount = statement.columnCount
-        generation = statement.generation
+    package init(
+        source: any RowSource, handle: OpaquePointer, generationPointer: UnsafeMutablePointer<UInt64>,
+        columnCount: Int, generation: UInt64
+    ) {
+        self.source = source
+        self.handle = handle
+        self.generationPointer = generationPointer
+        self.columnCount = columnCount
+        self.generation = generation
     }
 
     /// The row a cursor over rows of another source stands on.
@@ -61,24 +69,20 @@ public struct BorrowedRow {
         self.init(cursor: OwnedRowCursor(row))
     }
 
-    /// The statement of a row read from SQLite.
-    @usableFromInline
-    var statement: Statement? { handle == nil ? nil : unsafeDowncast(source, to: Statement.self) }
-
     /// The values of a row read whole by another source.
     @usableFromInline
     var owned: Row? { handle == nil ? unsafeDowncast(source, to: OwnedRowCursor.self).row : nil }
 
     /// Moves the row to the statement's current row.
     @inlinable
-    mutating func advance() {
+    package mutating func advance() {
         generation = generationPointer.pointee
     }
 
     /// Traps when the statement has stepped past this row: reading it now would return another
     /// row's values.
     @inlinable
-    func checkCurrent() {
+    package func checkCurrent() {
         precondition(
             generationPointer.pointee == generation,
             "A BorrowedRow was used after the fetch moved on; keep rows with row.copy()")
@@ -89,7 +93,7 @@ public struct BorrowedRow {
     public var count: Int { columnCount }
 
     /// The column names, in order.
-    public var columnNames: [String] { statement?.columnNames ?? owned?.columnNames ?? [] }
+    public var columnNames: [String] { source.columnNames }
 
     /// All values, in column order.
     public var values: [SQLiteValue] {
@@ -99,9 +103,9 @@ public struct BorrowedRow {
     /// An owned row with the same names and values, safe to keep after the fetch moves on and to
     /// send to other tasks.
     public func copy() -> Row {
-        guard let statement else { return owned! }
+        if let owned { return owned }
         checkCurrent()
-        return Row(columnNames: statement.columnNames, values: values)
+        return Row(columnNames: source.columnNames, values: values)
     }
 
     /// The value at `index`. Traps when `index` is out of range, as arrays do.
@@ -115,8 +119,7 @@ public struct BorrowedRow {
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
     public func index(ofColumn name: String) -> Int? {
-        guard let statement else { return owned!.index(ofColumn: name) }
-        return statement.columnIndex(named: name)
+        source.columnIndex(named: name)
     }
 
     /// The value of the named column, or nil when the row has no such column.
@@ -164,7 +167,30 @@ public struct BorrowedRow {
 
 extension BorrowedRow: RowReading {
     @usableFromInline
-    var sql: String? { statement?.sql }
+    package var sql: String? { source.rowSQL }
+}
+
+extension BorrowedRow {
+    /// The first column, converted; NULL gives nil.
+    @inlinable
+    package static func optionalFirstColumn<T: SQLiteValueConvertible>(_ row: BorrowedRow) throws -> T? {
+        let value = row.value(at: 0)
+        if value.isNull { return nil }
+        guard let decoded = T(sqliteValue: value) else { throw row.decodingError(T.self, index: 0, value: value) }
+        return decoded
+    }
+}
+
+/// What a ``BorrowedRow`` reads from: a statement of a SQLite connection, or the cursor of
+/// another source. Only the questions off the path of typed reads by index go through it.
+@usableFromInline
+package protocol RowSource: AnyObject {
+    /// The column names, in order.
+    var columnNames: [String] { get }
+    /// The index of the named column, matched exactly first and then ignoring case as SQL does.
+    func columnIndex(named name: String) -> Int?
+    /// The SQL the rows come from, for error messages, when known.
+    var rowSQL: String? { get }
 }
 
 extension BorrowedRow: CustomStringConvertible {
@@ -175,7 +201,7 @@ extension BorrowedRow: CustomStringConvertible {
 /// Hands the rows of another source (PostgreSQL's arrive whole) to ``FetchableRow/init(row:)``
 /// one at a time, as a statement hands its own: one cursor per fetch, so that a row costs no
 /// allocation, and a ``BorrowedRow`` kept past its call traps as it would on SQLite.
-package final class OwnedRowCursor {
+package final class OwnedRowCursor: RowSource {
     @usableFromInline private(set) var row: Row
     /// Moves with each row, for ``BorrowedRow``'s check that it is still current.
     @usableFromInline let generation = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -186,6 +212,12 @@ package final class OwnedRowCursor {
     }
 
     deinit { generation.deallocate() }
+
+    @usableFromInline package var columnNames: [String] { row.columnNames }
+
+    @usableFromInline package func columnIndex(named name: String) -> Int? { row.index(ofColumn: name) }
+
+    @usableFromInline package var rowSQL: String? { nil }
 
     /// The cursor moved to `row`, for the duration of one `init(row:)` call.
     package func borrow(_ row: Row) -> BorrowedRow {

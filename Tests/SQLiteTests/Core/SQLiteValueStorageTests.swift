@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import SQLite
+
+@Suite("SQLiteValue in a database")
+struct SQLiteValueStorageTests {
+    @Test("Swift values round-trip through a real database column")
+    func roundTrips() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t(v)")
+        func roundTrip<T: SQLiteValueConvertible & Equatable>(_ value: T) throws -> T? {
+            try db.execute("DELETE FROM t")
+            try db.execute("INSERT INTO t VALUES (?)", [SQLiteValue(value)])
+            return try db.fetchOne("SELECT v FROM t").map { try $0[0] as T }
+        }
+        #expect(try roundTrip(true) == true)
+        #expect(try roundTrip(Int.max) == Int.max)
+        #expect(try roundTrip(Int64.min) == Int64.min)
+        #expect(try roundTrip(3.25) == 3.25)
+        #expect(try roundTrip("héllo 🌍 'quoted'") == "héllo 🌍 'quoted'")
+        #expect(try roundTrip("") == "")
+        #expect(try roundTrip([UInt8]([0, 1, 255])) == [0, 1, 255])
+        #expect(try roundTrip(Data([9, 8, 7])) == Data([9, 8, 7]))
+        let uuid = UUID()
+        #expect(try roundTrip(uuid) == uuid)
+        #expect(try roundTrip(Optional<Int>.none) == .some(nil))
+        #expect(try roundTrip(Optional<Int>.some(5)) == .some(5))
+        let date = Date(timeIntervalSince1970: 1_767_323_045.678)
+        #expect(try roundTrip(date) == date)
+    }
+
+    @Test("an empty string binds as text, not NULL")
+    func emptyString() throws {
+        let db = try Database()
+        #expect(try db.fetchOne(String.self, "SELECT typeof(?)", [""]) == "text")
+    }
+
+    @Test("dates are stored as SQLite's UTC text and work with its date functions")
+    func dateStorage() throws {
+        let db = try Database()
+        let date = Date(timeIntervalSince1970: 1_767_323_045.678)  // 2026-01-02 03:04:05.678 UTC
+        #expect(SQLiteValue(date) == .text("2026-01-02 03:04:05.678"))
+        #expect(try db.fetchOne(String.self, "SELECT date(?)", [SQLiteValue(date)]) == "2026-01-02")
+        let later = Date(timeIntervalSince1970: 1_767_323_046)
+        #expect(try db.fetchOne(Bool.self, "SELECT ? < ?", [SQLiteValue(date), SQLiteValue(later)]) == true)
+    }
+
+    @Test(
+        "a text literal doubles every quote, even one followed by a combining mark, and reads back exactly",
+        arguments: [
+            "'\u{301}", "a'\u{301}b", "'\u{301}'\u{308}", "it's", "''", "\u{301}'", "'\u{20DD}x", "e'\u{301}\u{323}",
+            "🇫🇷'🇫🇷", "'\u{200D}'", "",
+        ])
+    func combiningMarks(text: String) throws {
+        let db = try Database()
+        let literal = SQLiteValue.text(text).description
+        let back = try db.fetchOne(String.self, "SELECT " + literal)
+        #expect(back.map { Array($0.utf8) } == Array(text.utf8))
+    }
+}
