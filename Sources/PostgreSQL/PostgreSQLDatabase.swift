@@ -19,8 +19,9 @@ import SQLite
 /// queries wait for it without an error, where a connection fails at once with a
 /// ``PostgreSQLError`` that says why. Statements from any number of tasks share the connection,
 /// which sends them in turn; each ``transaction(_:)`` opens a connection of its own, so that
-/// other statements never land inside it. Call ``close()`` when done: the connection is not
-/// closed on deinitialization. After the server closes the connection, statements throw
+/// other statements never land inside it. Call ``close()`` when done, to wait until the connection
+/// is closed; a database released without it closes in the background. After the server closes
+/// the connection, statements throw
 /// ``PostgreSQLError/Kind/connectionClosed``: open the database again.
 public final class PostgreSQLDatabase: Sendable {
     /// Where this database connects, and as whom.
@@ -46,6 +47,12 @@ public final class PostgreSQLDatabase: Sendable {
         } catch {
             throw PostgreSQLError.mapping(error, sql: nil, server: server)
         }
+    }
+
+    deinit {
+        let connection = session.connection
+        // The connection must outlive its closing: PostgresNIO checks that it was closed.
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// Closes the connection. Statements still running fail; later ones throw

@@ -30,6 +30,15 @@ extension QueryInterfaceRequest {
         return try await db.fetchAll(sql, arguments).map { try T(row: cursor.borrow($0)) }
     }
 
+    /// The rows (`one`: at most the first), each decoded through `Decodable`, by column name.
+    fileprivate func decoded<T: Decodable>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
+        let (sql, arguments) = try postgreSQL(one: one)
+        let cursor = OwnedRowCursor()
+        return try await db.fetchAll(sql, arguments).map {
+            try NamedColumnDecoder.decode(T.self, from: cursor.borrow($0))
+        }
+    }
+
     /// The first column of the rows (`one`: at most the first).
     fileprivate func values<T: SQLiteValueConvertible>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
         let (sql, arguments) = try postgreSQL(one: one)
@@ -46,6 +55,18 @@ extension QueryInterfaceRequest where RowValue: FetchableRow {
     /// The first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
         (try await records(db, one: true) as [RowValue]).first
+    }
+}
+
+extension QueryInterfaceRequest where RowValue: Decodable {
+    /// Every row, decoded through `Decodable` (coding keys name the columns), on PostgreSQL.
+    public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
+        try await decoded(db, one: false)
+    }
+
+    /// The first row, decoded through `Decodable`, or nil, on PostgreSQL.
+    public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
+        (try await decoded(db, one: true) as [RowValue]).first
     }
 }
 

@@ -40,6 +40,24 @@ struct ErrorTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aDatabaseReleasedWithoutClosingClosesItsConnection() async throws {
+        let configuration = try await TestServer.makeConfiguration()
+        let admin = try await PostgreSQLDatabase(configuration)
+        func connections() async throws -> Int {
+            try #require(
+                try await admin.fetchOne("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"))[0]
+        }
+        do {
+            let forgotten = try await PostgreSQLDatabase(configuration)
+            try await forgotten.execute("SELECT 1")
+            #expect(try await connections() == 2)
+        }
+        // Closing happens in the background: the server notices within the time limit.
+        while try await connections() > 1 { try await Task.sleep(for: .milliseconds(20)) }
+        await admin.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aClosedDatabaseThrowsRatherThanWaits() async throws {
         let db = try await TestServer.makeDatabase()
         await db.close()

@@ -17,6 +17,20 @@ private struct Note: FetchableRow, Equatable, Sendable {
     }
 }
 
+/// A `Decodable`-only row type.
+private struct CodableNote: Decodable, Equatable, Sendable {
+    var id: Int64
+    var body: String
+}
+
+/// A request of `Decodable` rows, written once, run on SQLite and on PostgreSQL alike.
+private struct NotesByID: FetchKeyRequest {
+    func fetch(_ db: any SQLConnection) throws -> [CodableNote] {
+        try Table("notes").select(Column("id"), Column("body")).sort(Column("id")).asRequest(of: CodableNote.self)
+            .fetchAll(db)
+    }
+}
+
 /// A request written once, run on SQLite and on PostgreSQL alike.
 private struct PinnedNotes: FetchKeyRequest {
     var limit = 10
@@ -131,6 +145,28 @@ struct LiveValueTests {
             try await value(of: $ratio) { $0 == 10 }
             try await eventually($ratio) { $0.loadError == nil }
         }
+    }
+
+    @Test func decodableRowsAreLiveOnBothDatabases() async throws {
+        try await withInstances { reader, writer in
+            @SharedReader(.fetch(NotesByID(), database: reader)) var notes: [CodableNote]
+            @SharedReader(.fetchAll("SELECT id, body FROM notes ORDER BY id", database: reader)) var bySQL:
+                [CodableNote]
+            try await $notes.load()
+            try await $bySQL.load()
+            try await writer.execute("INSERT INTO notes(body) VALUES ('a')")
+            let seen = try await value(of: $notes) { $0.count == 1 }
+            #expect(seen.map(\.body) == ["a"])
+            try await value(of: $bySQL) { $0 == seen }
+        }
+        let sqlite = try DatabaseQueue()
+        try await sqlite.write { db in
+            try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            try db.execute("INSERT INTO notes(body) VALUES ('a')")
+        }
+        @SharedReader(.fetch(NotesByID(), database: sqlite)) var notes: [CodableNote]
+        try await $notes.load()
+        #expect(notes == [CodableNote(id: 1, body: "a")])
     }
 
     @Test func theSameRequestRunsOnSQLiteToo() async throws {

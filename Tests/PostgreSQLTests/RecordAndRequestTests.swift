@@ -124,6 +124,47 @@ struct RecordAndRequestTests {
         }
     }
 
+    /// The same `Decodable` type as on SQLite: coding keys name the columns, an optional reads
+    /// NULL or a missing column as nil, a nested value reads JSON text, an enum its raw value.
+    private struct CodableTask: Decodable, Equatable, Sendable {
+        enum Level: Int, Decodable {
+            case low = 1
+            case high = 5
+        }
+        struct Meta: Decodable, Equatable { var tags: [String] }
+
+        var id: Int64
+        var title: String
+        var done: Bool
+        var priority: Level?
+        var meta: Meta?
+        var missing: String?
+    }
+
+    @Test func rowsDecodeThroughDecodableAsOnSQLite() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute(schema)
+            try await db.execute("ALTER TABLE tasks ADD COLUMN meta TEXT")
+            try await db.execute(
+                "INSERT INTO tasks(title, done, priority, meta) VALUES ('milk', TRUE, 5, '{\"tags\":[\"a\"]}')")
+            try await db.execute("INSERT INTO tasks(title) VALUES ('bread')")
+            let request = Table("tasks").sort(Column("id")).asRequest(of: CodableTask.self)
+            let tasks = try await request.fetchAll(db)
+            #expect(tasks.map(\.title) == ["milk", "bread"])
+            #expect(tasks[0].done && tasks[0].priority == .high && tasks[0].meta == CodableTask.Meta(tags: ["a"]))
+            #expect(!tasks[1].done && tasks[1].priority == nil && tasks[1].meta == nil && tasks[1].missing == nil)
+            #expect(try await request.fetchOne(db) == tasks[0])
+
+            // A required column that is not there names itself, and the columns that are.
+            struct NeedsOwner: Decodable { var owner: String }
+            let error = await #expect(throws: RowDecodingError.self) {
+                try await Table("tasks").all().asRequest(of: NeedsOwner.self).fetchAll(db)
+            }
+            #expect(error?.column == "owner")
+            #expect(error.map { "\($0)" }?.contains("title") == true)
+        }
+    }
+
     @Test func aRequestPostgreSQLCannotRunSaysSoBeforeRunning() async throws {
         try await TestServer.withDatabase { db in
             try await db.execute(schema)

@@ -21,6 +21,12 @@ final class PostgreSQLReadConnection: SQLConnection {
         self.session = session
     }
 
+    func _fetchDecodable<RowValue: Decodable>(
+        _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape
+    ) throws -> [RowValue] {
+        try _fetch(request, shape) { try NamedColumnDecoder.decode(RowValue.self, from: $0) }
+    }
+
     func _fetch<RowValue, T>(
         _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape, _ decode: (BorrowedRow) throws -> T
     ) throws -> [T] {

@@ -47,6 +47,28 @@ extension SharedReaderKey {
         }
     }
 
+    /// Every row of `sql`, decoded through `Decodable` (coding keys name the columns), from
+    /// PostgreSQL.
+    public static func fetchAll<T: Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in
+            let cursor = OwnedRowCursor()
+            return try rows.map { try NamedColumnDecoder.decode(T.self, from: cursor.borrow($0)) }
+        }
+    }
+
+    /// Every row of `sql`, for types that are both `FetchableRow` and `Decodable` (the faster
+    /// `FetchableRow` decoding wins), from PostgreSQL.
+    public static func fetchAll<T: FetchableRow & Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == [T] {
+        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in
+            let cursor = OwnedRowCursor()
+            return try rows.map { try T(row: cursor.borrow($0)) }
+        }
+    }
+
     /// The first column of every row of `sql`, from PostgreSQL.
     public static func fetchAll<T: SQLiteValueConvertible & Decodable>(
         _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
@@ -56,6 +78,26 @@ extension SharedReaderKey {
 
     /// The first row of `sql`, or `nil` when there is none, from PostgreSQL.
     public static func fetchOne<T: FetchableRow & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
+            try rows.first.map { try T(row: BorrowedRow($0)) }
+        }
+    }
+
+    /// The first row of `sql`, decoded through `Decodable`, or `nil` when there is none, from
+    /// PostgreSQL.
+    public static func fetchOne<T: Decodable & Sendable>(
+        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value == T? {
+        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
+            try rows.first.map { try NamedColumnDecoder.decode(T.self, from: BorrowedRow($0)) }
+        }
+    }
+
+    /// The first row of `sql`, for types that are both `FetchableRow` and `Decodable`, from
+    /// PostgreSQL.
+    public static func fetchOne<T: FetchableRow & Decodable & Sendable>(
         _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value == T? {
         sqlKey("fetchOne", T.self, sql, arguments, database) { rows in

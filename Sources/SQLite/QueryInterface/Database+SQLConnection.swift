@@ -5,15 +5,25 @@ extension Database: SQLConnection {
     public func _fetch<RowValue, T>(
         _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape, _ decode: (BorrowedRow) throws -> T
     ) throws -> [T] {
-        let rendering: SQLSelect.Rendering =
-            switch shape {
-            case .all: .all
-            case .one: .one
-            case .count: .count
-            }
-        let statement = try boundStatement(for: request.select, rendering)
+        let statement = try boundStatement(for: request.select, Self.rendering(shape))
         if case .all = shape { return try statement.fetchAllBound(decode: decode) }
         return try statement.fetchOneBound(decode: decode).map { [$0] } ?? []
+    }
+
+    public func _fetchDecodable<RowValue: Decodable>(
+        _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape
+    ) throws -> [RowValue] {
+        let statement = try boundStatement(for: request.select, Self.rendering(shape))
+        if case .all = shape { return try statement.fetchAllDecodableBound(RowValue.self) }
+        return try statement.fetchOneDecodableBound(RowValue.self).map { [$0] } ?? []
+    }
+
+    private static func rendering(_ shape: SQLFetchShape) -> SQLSelect.Rendering {
+        switch shape {
+        case .all: .all
+        case .one: .one
+        case .count: .count
+        }
     }
 }
 

@@ -143,7 +143,9 @@ final class TestCluster: Sendable {
         try TestServer.run(
             [
                 "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
-                "-o", "-k \(directory) -c listen_addresses='' -p \(port)", "-w", "-t", "60", "start",
+                // Tests run in parallel, each with its databases, readers and listener.
+                "-o", "-k \(directory) -c listen_addresses='' -c max_connections=400 -p \(port)", "-w", "-t", "60",
+                "start",
             ],
             limit: 90)
     }
