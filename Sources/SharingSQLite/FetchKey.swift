@@ -140,8 +140,10 @@ extension SharedReaderKey {
     ) -> Self {
         SharedReaderKey(id: id, database: database) {
             guard let writer = database ?? DefaultDatabase.current else { throw SharingSQLiteError.noDatabase }
-            let query = LiveFetchQuery(path: id) { try await writer.read { db in try fetch(db).0 } }
-            let (store, lease) = ObservationCenter.center(for: writer).attach(id, query: query, fetch: fetch)
+            // The query is made only for a new store: a reader switching back to a cached query
+            // allocates nothing for it.
+            let (store, lease) = ObservationCenter.center(for: writer).attach(
+                id, query: LiveFetchQuery(path: id) { try await writer.read { db in try fetch(db).0 } }, fetch: fetch)
             return LiveAttachment(store: store, lease: lease)
         }
     }

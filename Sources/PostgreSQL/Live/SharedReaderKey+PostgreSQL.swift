@@ -150,8 +150,8 @@ extension SharedReaderKey {
         _ fetch: @escaping @Sendable (PostgreSQLReadConnection) throws -> (Value, DatabaseRegion)
     ) -> Self {
         SharedReaderKey(id: id, database: database) {
-            let query = LiveFetchQuery(path: id) { try await database.read { try fetch($0).0 } }
-            let (store, lease) = database.liveEngine.attach(id, query: query, fetch: fetch)
+            let (store, lease) = database.liveEngine.attach(
+                id, query: LiveFetchQuery(path: id) { try await database.read { try fetch($0).0 } }, fetch: fetch)
             return LiveAttachment(store: store, lease: lease)
         }
     }

@@ -287,10 +287,10 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
 
     private func release(_ id: Int) {
         let watch = state.withLock { state -> Source.Watch? in
+            // The store's idle time starts when the reader's subscription ends (its
+            // `unsubscribedSince`), which eviction reads.
             state.records[id]!.readerCount -= 1
             state.readerCount -= 1
-            // The reader used the query until now: its idle time starts here.
-            state.eviction.use(id, now: state.context.queryClock.now())
             guard state.readerCount == 0, let watch = state.watch else { return nil }
             state.watch = nil
             return watch
