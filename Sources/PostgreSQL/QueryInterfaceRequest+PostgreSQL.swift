@@ -23,62 +23,49 @@ extension QueryInterfaceRequest {
         return try row[0]
     }
 
-    /// The rows (`one`: at most the first), each decoded by `T`'s `init(row:)` through one cursor.
-    fileprivate func records<T: FetchableRow>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
+    /// The rows (`one`: at most the first), each handed to `decode` through one cursor.
+    fileprivate func rows<T>(
+        _ db: some PostgreSQLExecutor, one: Bool, _ decode: (BorrowedRow) throws -> T
+    ) async throws -> [T] {
         let (sql, arguments) = try postgreSQL(one: one)
         let cursor = OwnedRowCursor()
-        return try await db.fetchAll(sql, arguments).map { try T(row: cursor.borrow($0)) }
-    }
-
-    /// The rows (`one`: at most the first), each decoded through `Decodable`, by column name.
-    fileprivate func decoded<T: Decodable>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
-        let (sql, arguments) = try postgreSQL(one: one)
-        let cursor = OwnedRowCursor()
-        return try await db.fetchAll(sql, arguments).map {
-            try NamedColumnDecoder.decode(T.self, from: cursor.borrow($0))
-        }
-    }
-
-    /// The first column of the rows (`one`: at most the first).
-    fileprivate func values<T: SQLiteValueConvertible>(_ db: some PostgreSQLExecutor, one: Bool) async throws -> [T] {
-        let (sql, arguments) = try postgreSQL(one: one)
-        return try await db.fetchAll(sql, arguments).map { try $0[0] }
+        return try await db.fetchAll(sql, arguments).map { try decode(cursor.borrow($0)) }
     }
 }
 
 extension QueryInterfaceRequest where RowValue: FetchableRow {
     /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await records(db, one: false)
+        try await rows(db, one: false) { try RowValue(row: $0) }
     }
 
     /// The first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        (try await records(db, one: true) as [RowValue]).first
+        try await rows(db, one: true) { try RowValue(row: $0) }.first
     }
 }
 
 extension QueryInterfaceRequest where RowValue: Decodable {
     /// Every row, decoded through `Decodable` (coding keys name the columns), on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await decoded(db, one: false)
+        try await rows(db, one: false) { try NamedColumnDecoder.decode(RowValue.self, from: $0) }
     }
 
     /// The first row, decoded through `Decodable`, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        (try await decoded(db, one: true) as [RowValue]).first
+        try await rows(db, one: true) { try NamedColumnDecoder.decode(RowValue.self, from: $0) }.first
     }
 }
 
 extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
     /// The first column of every row, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await values(db, one: false)
+        try await rows(db, one: false) { try $0[0] as RowValue }
     }
 
     /// The first column of the first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        (try await values(db, one: true) as [RowValue]).first
+        try await rows(db, one: true) { try $0[0] as RowValue }.first
     }
 }
 
@@ -88,24 +75,24 @@ extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
 extension QueryInterfaceRequest where RowValue: FetchableRow & Decodable {
     /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await records(db, one: false)
+        try await rows(db, one: false) { try RowValue(row: $0) }
     }
 
     /// The first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        (try await records(db, one: true) as [RowValue]).first
+        try await rows(db, one: true) { try RowValue(row: $0) }.first
     }
 }
 
 extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible & Decodable {
     /// The first column of every row, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await values(db, one: false)
+        try await rows(db, one: false) { try $0[0] as RowValue }
     }
 
     /// The first column of the first row, or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        (try await values(db, one: true) as [RowValue]).first
+        try await rows(db, one: true) { try $0[0] as RowValue }.first
     }
 }
 

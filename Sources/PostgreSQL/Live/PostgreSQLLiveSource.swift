@@ -30,8 +30,8 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     private let session = Lock<Session?>(nil)
     /// The tables the engine's queries read, for filtering notifications.
     private let selection = Lock(IndexedTables())
-    /// SQL → the tables it reads (nil: unknown, every change concerns it), from its plan.
-    private let regions = Lock<[String: Set<String>?]>([:])
+    /// SQL → the tables it reads, learned from its plan once per SQL text.
+    private let planTables = PlanTables()
     /// Whether the listening connection listens now, and who waits until it does; for tests.
     private let listening = Lock<(isListening: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
@@ -48,7 +48,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
         let open = session.withLock { $0 }.flatMap { $0.connection.isClosed ? nil : $0 }
         let current = try open ?? connect()
         do {
-            return try body(PostgreSQLReadConnection(session: current))
+            return try body(PostgreSQLReadConnection(session: current, planTables: planTables))
         } catch {
             // A connection that went away is replaced in the next round.
             if current.connection.isClosed { session.withLock { $0 = nil } }
@@ -117,21 +117,6 @@ final class PostgreSQLLiveSource: LiveQuerySource {
             }
             if now { continuation.resume() }
         }
-    }
-
-    /// The tables `sql` reads, learned from its plan once per SQL text.
-    func region(of sql: String, _ arguments: [SQLiteValue], on connection: PostgreSQLReadConnection) throws
-        -> DatabaseRegion
-    {
-        let known = regions.withLock { $0[sql] }
-        let tables: Set<String>?
-        if let known {
-            tables = known
-        } else {
-            tables = try connection.tablesRead(by: sql, arguments)
-            regions.withLock { $0[sql] = tables }
-        }
-        return tables.map { DatabaseRegion(tables: $0) } ?? .everything
     }
 
     /// Closes the rounds' connection; the engine is gone.

@@ -14,11 +14,15 @@ import SQLite
 /// It records the tables its requests read, which is what a live value on PostgreSQL observes.
 final class PostgreSQLReadConnection: SQLConnection {
     let session: Session
+    /// Where the tables of SQL texts are kept once learned: the live source's, for the fetches of
+    /// its rounds; nil for a fetch whose region nobody reads.
+    private let planTables: PlanTables?
     /// The tables of the requests run since the last ``recordingTables(_:)`` began.
     private var tables: Set<String> = []
 
-    init(session: Session) {
+    init(session: Session, planTables: PlanTables? = nil) {
         self.session = session
+        self.planTables = planTables
     }
 
     func _fetchDecodable<RowValue: Decodable>(
@@ -48,9 +52,24 @@ final class PostgreSQLReadConnection: SQLConnection {
         return (value, tables)
     }
 
+    /// What `sql` reads: the tables of the plan PostgreSQL makes for it, asked once per SQL text;
+    /// everything when the plan scans something other than tables (a function may read any
+    /// table), or when nobody keeps the answer.
+    func region(of sql: String, _ arguments: [SQLiteValue]) throws -> DatabaseRegion {
+        guard let planTables else { return .everything }
+        let tables: Set<String>?
+        if let known = planTables.known.withLock({ $0[sql] }) {
+            tables = known
+        } else {
+            tables = try tablesRead(by: sql, arguments)
+            planTables.known.withLock { $0[sql] = tables }
+        }
+        return tables.map { DatabaseRegion(tables: $0) } ?? .everything
+    }
+
     /// The tables `sql` reads, from the plan PostgreSQL makes for it; nil when the plan scans
-    /// something other than tables (a function may read any table).
-    func tablesRead(by sql: String, _ arguments: [SQLiteValue]) throws -> Set<String>? {
+    /// something other than tables.
+    private func tablesRead(by sql: String, _ arguments: [SQLiteValue]) throws -> Set<String>? {
         guard let row = try session.runBlocking("EXPLAIN (FORMAT JSON) " + sql, arguments).first,
             case .text(let json) = row.value(at: 0),
             let plans = try? JSONDecoder().decode([ExplainedStatement].self, from: Data(json.utf8))
@@ -64,6 +83,12 @@ final class PostgreSQLReadConnection: SQLConnection {
         }
         return plans.allSatisfy { visit($0.plan, depth: 0) } ? tables : nil
     }
+}
+
+/// SQL text → the tables its plan reads (nil: something other than tables), kept by a live
+/// source across its rounds and connections.
+final class PlanTables: Sendable {
+    let known = Lock<[String: Set<String>?]>([:])
 }
 
 /// One statement of `EXPLAIN (FORMAT JSON)`'s output.

@@ -138,9 +138,9 @@ extension SharedReaderKey {
         let id = QueryPath(elements: [
             QueryPath.Element(SQLKeyIdentity(kind: kind, type: type, sql: sql, arguments: arguments))
         ])
-        return postgreSQLKey(id, database) { [source = database.liveEngine.source] connection in
+        return postgreSQLKey(id, database) { connection in
             let value = try decode(try connection.session.runBlocking(sql, arguments))
-            return (value, try source.region(of: sql, arguments, on: connection))
+            return (value, try connection.region(of: sql, arguments))
         }
     }
 
