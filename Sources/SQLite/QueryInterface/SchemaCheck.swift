@@ -14,9 +14,12 @@ extension Database {
             """)
     }
 
-    /// The columns of a table or view, in declaration order. Empty when there is no such table.
+    /// The columns of a table or view, in declaration order, generated columns included and the
+    /// hidden columns of virtual tables left out, as `SELECT *` shows them. Empty when there is
+    /// no such table.
     public func columnNames(in table: String) throws -> [String] {
-        try fetchAll(String.self, "SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+        try fetchAll(
+            String.self, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid", [.text(table)])
     }
 
     /// Returns the table's name as the schema spells it, or throws `SchemaError` when there is

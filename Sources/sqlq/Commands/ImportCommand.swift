@@ -20,6 +20,10 @@ struct ImportCommand: ParsableCommand {
             Every row goes in one transaction: if one row is bad, the error names its line and \
             nothing is imported. The file must be UTF-8.
 
+            In CSV, blank lines are skipped, except in a file of one column: there an empty line \
+            is a row whose value is NULL, as csv export writes it. Values for generated columns \
+            are left out, since SQLite computes them; the summary names those columns.
+
             An unquoted CSV field X'00FF' is a blob, and in a column declared without a type an \
             unquoted number is a number; quoted, both are text, as csv export writes them. A JSON \
             object {"$base64": true, "encoded": "…"} is a blob, and 1e999 is infinity.
@@ -76,28 +80,42 @@ struct ImportCommand: ParsableCommand {
             total = bytes.count
         }
         let progress = ProgressBar(total: total)
-        let (tableName, count): (String, Int)
+        let (tableName, outcome): (String, Importer.Outcome)
         do {
             let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
-            (tableName, count) = try connection.write { db -> (String, Int) in
+            (tableName, outcome) = try connection.write { db -> (String, Importer.Outcome) in
                 let importer = Importer(schema: try TableSchema(db, table: table), file: name)
-                var count: Int
+                let outcome: Importer.Outcome
                 if var reader = csv {
                     reader.readNumbers(inUntypedColumnsOf: importer.schema)
-                    count = try importer.run(csv: &reader, into: db, progress: progress)
+                    outcome = try importer.run(csv: &reader, into: db, progress: progress)
                 } else {
                     var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)
-                    count = try importer.run(&reader, into: db, progress: progress)
+                    outcome = try importer.run(&reader, into: db, progress: progress)
                 }
-                return (importer.schema.name, count)
+                return (importer.schema.name, outcome)
             }
         } catch {
             progress.finish()
             throw database.failure(error, outcome: "nothing was imported") ?? error
         }
         let output = OutputStream(fileDescriptor: 1)
-        output.writeLine("Imported \(count == 1 ? "1 row" : "\(count) rows") into \"\(tableName)\" from \(name).")
+        output.writeLine(Self.summary(outcome, table: tableName, file: name))
         output.flush()
+    }
+
+    /// "Imported 2 rows into "t" from t.csv.", naming the generated columns left out.
+    static func summary(_ outcome: Importer.Outcome, table: String, file: String) -> String {
+        let rows = outcome.rows == 1 ? "1 row" : "\(outcome.rows) rows"
+        var text = "Imported \(rows) into \"\(table)\" from \(file)"
+        let skipped = outcome.skippedColumns.map { "\"\($0)\"" }
+        if let last = skipped.last {
+            text +=
+                skipped.count == 1
+                ? ", without the generated column \(last)"
+                : ", without the generated columns \(skipped.dropLast().joined(separator: ", ")) and \(last)"
+        }
+        return text + "."
     }
 
     /// Opens the file to read, or standard input for `-`.

@@ -8,7 +8,9 @@ struct SchemaCommand: ParsableCommand {
         abstract: "Print a table's CREATE statement, with its indexes and triggers.",
         discussion: """
             With --format, prints the table's columns instead: position, name, declared type, \
-            NOT NULL, default value and primary key position.
+            NOT NULL, default value, primary key position, and for a generated column how it is \
+            generated (virtual or stored). Hidden columns of virtual tables are left out, as \
+            SELECT * leaves them out.
 
             Examples:
               sqlq schema items
@@ -31,7 +33,11 @@ struct SchemaCommand: ParsableCommand {
             if let format {
                 let result = try ResultSet.fetch(
                     db,
-                    sql: "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid",
+                    sql: """
+                        SELECT cid, name, type, "notnull", dflt_value, pk,
+                            CASE hidden WHEN 2 THEN 'virtual' WHEN 3 THEN 'stored' END AS generated
+                        FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid
+                        """,
                     arguments: [.text(name)])
                 format.makeWriter(output: output, style: .forDescriptor(1)).write(result)
                 return

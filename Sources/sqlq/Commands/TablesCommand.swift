@@ -31,7 +31,8 @@ struct TablesCommand: ParsableCommand {
             let result = try ResultSet.fetch(
                 db,
                 sql: """
-                    SELECT m.name, m.type, (SELECT count(*) FROM pragma_table_info(m.name)) AS columns
+                    SELECT m.name, m.type,
+                        (SELECT count(*) FROM pragma_table_xinfo(m.name) WHERE hidden <> 1) AS columns
                     FROM sqlite_master AS m
                     WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
                     ORDER BY m.name

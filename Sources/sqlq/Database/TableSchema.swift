@@ -41,6 +41,8 @@ struct TableSchema {
         let name: String
         let declaredType: String
         let affinity: Affinity
+        /// A generated column (`AS (…)`): it can be read and filtered, never written.
+        var isGenerated = false
     }
 
     /// The name as the schema spells it.
@@ -51,10 +53,15 @@ struct TableSchema {
     /// database has no such table or view.
     init(_ db: Database, table: String) throws {
         name = try db.checkTable(table)
-        columns = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(name)]).map {
-            row in
+        // table_xinfo, unlike table_info, lists generated columns (hidden 2 and 3); the hidden
+        // columns of virtual tables (1) stay hidden, as `SELECT *` hides them.
+        columns = try db.fetchAll(
+            "SELECT name, type, hidden FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid", [.text(name)]
+        ).map { row in
             let type: String = try row[1]
-            return ColumnInfo(name: try row[0], declaredType: type, affinity: Affinity(declaredType: type))
+            let hidden: Int = try row[2]
+            return ColumnInfo(
+                name: try row[0], declaredType: type, affinity: Affinity(declaredType: type), isGenerated: hidden != 0)
         }
     }
 

@@ -6,7 +6,9 @@ import SQLite
 
 /// Reads CSV as RFC 4180 describes it: a header line of column names, then one record per line;
 /// fields separated by commas; a field in double quotes may hold commas, line breaks and doubled
-/// quotes. Lines may end with CRLF or LF; a UTF-8 byte order mark is skipped.
+/// quotes. Lines may end with CRLF or LF; a UTF-8 byte order mark is skipped. Blank lines are
+/// skipped, except after a header of one column, where an empty line is a record whose field is
+/// NULL.
 ///
 /// A quoted field is always text. Unquoted, a field is read as csv export writes values that are
 /// not text: an empty field is NULL, `X'00FF'` a blob, and in a column declared without a type
@@ -30,8 +32,9 @@ struct CSVReader: RecordReader {
     /// Where the next record starts, and the line it starts on.
     private var position = 0
     private var line = 1
-    /// The line the current record starts on.
+    /// The line the current record starts on, and the header's.
     private(set) var recordLine = 0
+    private(set) var headerLine = 1
     private var starts: [Int] = []
     private var ends: [Int] = []
     private var quoted: [Bool] = []
@@ -87,6 +90,7 @@ struct CSVReader: RecordReader {
             }
         }
         header = names
+        headerLine = recordLine
         untyped = [Bool](repeating: false, count: header.count)
     }
 
@@ -202,7 +206,8 @@ struct CSVReader: RecordReader {
         case needsMore
     }
 
-    /// Reads the next record's fields, skipping blank lines; false at the end of the file.
+    /// Reads the next record's fields, skipping blank lines unless the header has one column;
+    /// false at the end of the file.
     private mutating func nextRecord() throws -> Bool {
         while true {
             switch try parseRecord() {
@@ -221,7 +226,11 @@ struct CSVReader: RecordReader {
         let limit = validatedEnd
         var index = position
         var line = self.line
-        while index < limit, bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+        // In a one-column file an empty line is a record, its one field NULL: csv export writes
+        // a NULL row so. Elsewhere it cannot be a record, and is skipped.
+        while header.count != 1, index < limit,
+            bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r")
+        {
             if bytes[index] == UInt8(ascii: "\n") { line += 1 }
             index += 1
         }

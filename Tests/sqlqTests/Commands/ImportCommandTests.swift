@@ -71,7 +71,7 @@ struct ImportCommandTests {
             ("bad.csv", "name,age\nAnn,3\nBen,4,5\n", "bad.csv, line 3: 3 fields, but the header has 2 columns"),
             (
                 "bad.csv", "name,agee\nAnn,3\n",
-                "bad.csv, line 2: no such column: \"agee\" in table \"people\"; did you mean \"age\"?"
+                "bad.csv, line 1: no such column: \"agee\" in table \"people\"; did you mean \"age\"?"
             ),
             (
                 "bad.ndjson", "{\"name\": \"Ann\"}\n{\"name\": \"Ben\", \"age\": }\n",
@@ -118,6 +118,49 @@ struct ImportCommandTests {
         #expect(result.errors.hasPrefix("Error: " + database.directory.file(message).path))
         #expect(result.errors.hasSuffix("  nothing was imported\n"))
         #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+
+    @Test("An unknown header column is reported on the header's line, underlined, even with no rows after it")
+    func unknownHeaderColumn() throws {
+        let database = try TestDatabase.with(Self.schema)
+        for contents in ["name,agee\r\nAnn,3\r\n", "name,agee\n"] {
+            let file = try database.directory.write("bad.csv", contents)
+            let result = try database.run(["import", "people", file])
+            #expect(result.status == 1)
+            #expect(
+                result.errors == """
+                    Error: \(file), line 1: no such column: "agee" in table "people"; did you mean "age"?
+                      name,agee
+                           ^^^^
+                      columns of "people": id, name, age, note, joined
+                      nothing was imported
+
+                    """)
+        }
+        #expect(try database.count("SELECT count(*) FROM people") == 1)
+    }
+
+    @Test("Generated columns of the table are skipped, and the summary says so: sqlq's own export imports")
+    func generatedColumns() throws {
+        let schema = "CREATE TABLE t(a, b, c AS (a * 2), d TEXT GENERATED ALWAYS AS (b || '!') STORED);"
+        let source = try TestDatabase.with(schema + "INSERT INTO t(a, b) VALUES (1, 'x'), (2, NULL);")
+        for format in ["csv", "json", "ndjson"] {
+            let export = try source.run(["query", "t", "--format", format])
+            #expect(export.status == 0)
+            let file = try source.directory.write("t." + format, export.output)
+            let destination = try TestDatabase.with(schema)
+            let result = try destination.run(["import", "t", file])
+            #expect(result.status == 0, "\(format): \(result.errors)")
+            #expect(
+                result.output
+                    == "Imported 2 rows into \"t\" from \(file), without the generated columns \"c\" and \"d\".\n")
+            let rows = try destination.read { db in try db.fetchAll("SELECT a, b, c, d FROM t ORDER BY a").map(\.values)
+            }
+            #expect(
+                rows == [
+                    [.integer(1), .text("x"), .integer(2), .text("x!")], [.integer(2), .null, .integer(4), .null],
+                ])
+        }
     }
 
     @Test("Unknown tables, formats and files")

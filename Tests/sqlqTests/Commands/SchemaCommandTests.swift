@@ -28,10 +28,10 @@ struct SchemaCommandTests {
         let columns = try Executable.run(["schema", "lists", "--format", "tsv"])
         #expect(
             columns.output == """
-                cid\tname\ttype\tnotnull\tdflt_value\tpk
-                0\tid\tINTEGER\t0\t\t1
-                1\tname\tTEXT\t1\t\t0
-                2\tcolor\tTEXT\t0\t\t0
+                cid\tname\ttype\tnotnull\tdflt_value\tpk\tgenerated
+                0\tid\tINTEGER\t0\t\t1\t
+                1\tname\tTEXT\t1\t\t0\t
+                2\tcolor\tTEXT\t0\t\t0\t
 
                 """)
     }
@@ -41,5 +41,41 @@ struct SchemaCommandTests {
         let result = try Executable.run(["schema", "list"])
         #expect(result.status == 2)
         #expect(result.errors.hasPrefix("Error: no such table: \"list\"; did you mean \"lists\"?"))
+    }
+
+    @Test("Generated columns are columns: listed, counted, filtered, selected and faceted")
+    func generatedColumns() throws {
+        let database = try TestDatabase.with(
+            """
+            CREATE TABLE t(a, b, c AS (a * 2), d GENERATED ALWAYS AS (a + 1) STORED);
+            INSERT INTO t(a, b) VALUES (1, 'x'), (2, 'y'), (1, 'z');
+            """)
+        let columns = try database.run(["schema", "t", "--format", "csv"])
+        #expect(columns.status == 0, "\(columns.errors)")
+        #expect(
+            columns.output == """
+                cid,name,type,notnull,dflt_value,pk,generated\r
+                0,a,"",0,,0,\r
+                1,b,"",0,,0,\r
+                2,c,"",0,,0,virtual\r
+                3,d,"",0,,0,stored\r
+
+                """)
+        #expect(try database.run(["tables", "--format", "csv"]).output == "name,type,columns\r\nt,table,4\r\n")
+        let filtered = try database.run(["query", "t", "--where", "c = 2", "--columns", "b,c,d", "--format", "csv"])
+        #expect(filtered.status == 0, "\(filtered.errors)")
+        #expect(filtered.output == "b,c,d\r\nx,2,2\r\nz,2,2\r\n")
+        let facet = try database.run(["query", "t", "--facet", "c", "--format", "csv"])
+        #expect(facet.status == 0, "\(facet.errors)")
+        #expect(facet.output.contains("c,2,2"))
+    }
+
+    @Test("Hidden columns of virtual tables stay hidden, as in SQLite")
+    func hiddenColumns() throws {
+        let database = try TestDatabase.with("CREATE VIRTUAL TABLE f USING fts5(body);")
+        #expect(
+            try database.run(["schema", "f", "--format", "csv"]).output
+                == "cid,name,type,notnull,dflt_value,pk,generated\r\n0,body,\"\",0,,0,\r\n")
+        #expect(try database.run(["tables", "--format", "csv"]).output.contains("f,table,1\r\n"))
     }
 }

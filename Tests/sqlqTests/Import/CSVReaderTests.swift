@@ -41,6 +41,13 @@ struct CSVReaderTests {
         #expect(records.map(\.line) == [3, 5])
     }
 
+    @Test("In a one-column file an empty line is a NULL, never skipped")
+    func oneColumn() throws {
+        let records = try records("x\r\n\r\na\r\n\r\n\"\"\r\n\n")
+        #expect(records.map(\.values) == [[.null], [.text("a")], [.null], [.text("")], [.null]])
+        #expect(records.map(\.line) == [2, 3, 4, 5, 6])
+    }
+
     @Test("Bad rows name their line")
     func errors() {
         #expect(error("a,b\n1,2\n1,2,3\n")?.line == 3)

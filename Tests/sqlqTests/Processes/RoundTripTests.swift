@@ -103,4 +103,21 @@ struct RoundTripTests {
                 #"{"id":3,"s":"X'00'","r":1.5,"b":"12"}"#,
             ])
     }
+
+    @Test("A one-column table keeps its NULL rows through CSV: an empty line is NULL, \"\" the empty string")
+    func oneColumnCSV() throws {
+        let schema = "CREATE TABLE o(x TEXT);"
+        let source = try TestDatabase.with(schema + "INSERT INTO o VALUES (NULL), ('a'), (NULL), (''), (NULL);")
+        let export = try source.run(["query", "o", "--format", "csv"])
+        #expect(export.status == 0)
+        #expect(export.output == "x\r\n\r\na\r\n\r\n\"\"\r\n\r\n")
+        let file = try source.directory.write("o.csv", export.output)
+
+        let destination = try TestDatabase.with(schema)
+        let imported = try destination.run(["import", "o", file])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output == "Imported 5 rows into \"o\" from \(file).\n")
+        let rows = try destination.read { db in try db.fetchAll("SELECT x FROM o ORDER BY rowid").map(\.values) }
+        #expect(rows == [[.null], [.text("a")], [.null], [.text("")], [.null]])
+    }
 }
