@@ -1,18 +1,13 @@
 import SQLite
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Splits a filter expression into tokens.
 ///
 /// - Names: letters, digits and `_`, not starting with a digit, or any text in double quotes
 ///   (`"order"`, with `""` for a quote) for names that are reserved words or hold other characters.
 /// - Strings: single quotes, with `''` or `\'` for a quote and `\\`, `\n`, `\t`, `\r` escapes.
 /// - Numbers: `42`, `-7`, `3.5`, `1e6`. Dates: `2026-03-01`, `2026-03-01T09:30`,
-///   `2026-03-01 09:30:15.250`, with an optional `Z` or `±hh:mm`.
+///   `2026-03-01 09:30:15.250`, with an optional `Z` or `±hh:mm` (at most 14 hours, as in
+///   SQLite); in UTC a date-time must fall within the years 0000-9999.
 /// - Reserved words, in any case: and, or, not, like, glob, contains, in, between, is, null, true, false.
 struct FilterLexer {
     static let keywords: Set<String> = ["and", "or", "not", "like", "glob", "contains", "in", "between", "is"]
@@ -271,6 +266,7 @@ struct FilterLexer {
         else { return nil }
         var end = start + 10
         var hasTime = false
+        var offsetStart: Int?
         // A time after "T", or after one space when it is clearly a time (hh:mm).
         if character("T", at: end) || character(" ", at: end), digits(2, at: end + 1), character(":", at: end + 3),
             digits(2, at: end + 4)
@@ -287,6 +283,7 @@ struct FilterLexer {
             } else if character("+", at: end) || character("-", at: end), digits(2, at: end + 1),
                 character(":", at: end + 3), digits(2, at: end + 4)
             {
+                offsetStart = end
                 end += 6
             }
         }
@@ -300,29 +297,128 @@ struct FilterLexer {
                 "\"\(Self.string(characters[start..<index]))\" is not a date; write dates as 2026-03-01 or 2026-03-01T09:30:00",
                 at: start, length: index - start)
         }
-        guard let value = Self.dateValue(text, hasTime: hasTime) else {
+        let value: SQLiteValue
+        switch Self.dateValue(text, hasTime: hasTime) {
+        case .valid(let valid): value = valid
+        case .invalid:
             throw error("\"\(text)\" is not a valid date", at: start, length: end - start)
+        case .invalidOffset:
+            let offset = offsetStart ?? start
+            throw error(
+                "the offset \"\(Self.string(characters[offset..<end]))\" is not a time zone offset; "
+                    + "offsets run from -14:00 to +14:00, with minutes below 60",
+                at: offset, length: end - offset)
+        case .outOfRange(let before):
+            throw error(
+                "\"\(text)\" is \(before ? "before the year 0000" : "after the year 9999") in UTC, "
+                    + "where dates are compared; SQLite's dates run from 0000-01-01 to 9999-12-31",
+                at: start, length: end - start)
         }
         return FilterToken(
             kind: .literal(FilterLiteral(kind: .date, value: value)), position: start, length: end - start)
     }
 
+    /// What a date literal comes to.
+    enum DateValue: Equatable {
+        case valid(SQLiteValue)
+        /// No such day or time.
+        case invalid
+        /// An offset SQLite's date functions refuse: beyond 14 hours, or 60 minutes or more.
+        case invalidOffset
+        /// Once moved to UTC, before the year 0000 or after 9999.
+        case outOfRange(before: Bool)
+    }
+
     /// A date alone stays `yyyy-MM-dd`; a date with a time becomes `yyyy-MM-dd HH:mm:ss.SSS` in
-    /// UTC, the format this package stores dates in. Both compare correctly, as text, with dates
-    /// stored either way.
-    static func dateValue(_ text: String, hasTime: Bool) -> SQLiteValue? {
-        let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        let (year, month, day) = (parts[0], parts[1], parts[2])
+    /// UTC, the format this package stores dates in, with the fraction's further digits when it
+    /// has more than three (trailing zeros dropped), so that text comparisons with stored dates
+    /// are exact: `23:59:59.9999` sorts after `23:59:59.999`, and never rounds into the next day.
+    /// The conversion is integer arithmetic on the calendar: no `Date`, no rounding.
+    static func dateValue(_ text: String, hasTime: Bool) -> DateValue {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int {
+            bytes[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        guard (1...12).contains(month), (1...daysIn(month, of: year)).contains(day) else { return .invalid }
+        guard hasTime else { return .valid(.text(String(text.prefix(10)))) }
+        var hour = number(11..<13)
+        var minute = number(14..<16)
+        var index = 16
+        var second = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+            second = number(17..<19)
+            index = 19
+        }
+        guard hour < 24, minute < 60, second < 60 else { return .invalid }
+        var fraction = [UInt8]("000".utf8)
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let digitsEnd =
+                bytes[index...].firstIndex { $0 < UInt8(ascii: "0") || $0 > UInt8(ascii: "9") } ?? bytes.count
+            fraction = Array(bytes[index..<digitsEnd])
+            while fraction.count > 3, fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
+            while fraction.count < 3 { fraction.append(UInt8(ascii: "0")) }
+            index = digitsEnd
+        }
+        var days = daysFromCivil(year: year, month: month, day: day)
+        if index < bytes.count, bytes[index] != UInt8(ascii: "Z") {
+            let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            let (offsetHours, offsetMinutes) = (number(index + 1..<index + 3), number(index + 4..<index + 6))
+            // SQLite's own date functions accept these offsets, and no others.
+            guard offsetHours <= 14, offsetMinutes < 60 else { return .invalidOffset }
+            // Local time minus the offset is UTC: counted in minutes from this day's start.
+            var minutes = hour * 60 + minute - sign * (offsetHours * 60 + offsetMinutes)
+            while minutes < 0 {
+                minutes += 24 * 60
+                days -= 1
+            }
+            while minutes >= 24 * 60 {
+                minutes -= 24 * 60
+                days += 1
+            }
+            (hour, minute) = (minutes / 60, minutes % 60)
+        }
+        let utc = civil(fromDays: days)
+        guard utc.year >= 0 else { return .outOfRange(before: true) }
+        guard utc.year <= 9999 else { return .outOfRange(before: false) }
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return .valid(
+            .text(
+                "\(padded(utc.year, 4))-\(padded(utc.month, 2))-\(padded(utc.day, 2)) "
+                    + "\(padded(hour, 2)):\(padded(minute, 2)):\(padded(second, 2))."
+                    + String(decoding: fraction, as: UTF8.self)))
+    }
+
+    private static func daysIn(_ month: Int, of year: Int) -> Int {
         let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...12).contains(month), (1...days[month - 1]).contains(day) else { return nil }
-        guard hasTime else { return .text(String(text.prefix(10))) }
-        let time = text.dropFirst(11)
-        let fields = time.prefix(8).split(separator: ":").compactMap { Int($0.prefix(2)) }
-        guard fields.count >= 2, fields[0] < 24, fields[1] < 60, fields.count < 3 || fields[2] < 60 else { return nil }
-        guard let date = Date(sqliteValue: .text(text)) else { return nil }
-        return SQLiteValue(date)
+        return [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's `days_from_civil`).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The calendar date `days` after 1970-01-01: the inverse of ``daysFromCivil(year:month:day:)``.
+    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

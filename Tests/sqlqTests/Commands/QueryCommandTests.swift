@@ -191,6 +191,21 @@ struct QueryCommandTests {
         #expect(result.output.isEmpty)
     }
 
+    @Test("Dates at the ends of years 0000-9999 bind as written; offsets and years beyond them exit with 2")
+    func dateBounds() throws {
+        let database = try TestDatabase.with(
+            "CREATE TABLE t(due DATETIME); INSERT INTO t VALUES ('9999-12-31 23:59:59.999'), ('0000-01-01');")
+        let late = try database.run(["query", "t", "--where", "due < 9999-12-31T23:59:59.9999", "--format", "csv"])
+        #expect(late.status == 0)
+        #expect(late.output == "due\r\n9999-12-31 23:59:59.999\r\n0000-01-01\r\n")
+        for expression in ["due < 2026-03-01T09:30+99:99", "due > 9999-12-31T23:59-00:01"] {
+            let result = try database.run(["query", "t", "--where", expression])
+            #expect(result.status == 2, "\(expression)")
+            #expect(result.errors.hasPrefix("Error: --where: "), "\(result.errors)")
+            #expect(result.output.isEmpty)
+        }
+    }
+
     @Test("Usage errors exit with 2")
     func usage() throws {
         #expect(try Executable.run(["query", "items", "--limit", "-1"]).status == 2)

@@ -85,6 +85,72 @@ struct FilterLexerTests {
         }
     }
 
+    @Test("Date-times are converted exactly: every fraction digit kept, offsets moved across days and years")
+    func exactDates() throws {
+        func date(_ text: String) throws -> SQLiteValue { try literal(text).value }
+        #expect(try date("9999-12-31T23:59:59.9999") == .text("9999-12-31 23:59:59.9999"))
+        #expect(try date("9999-12-31T23:59:59.999") == .text("9999-12-31 23:59:59.999"))
+        #expect(try date("2026-03-01T09:30:00.5") == .text("2026-03-01 09:30:00.500"))
+        #expect(try date("2026-03-01T09:30:00.123400") == .text("2026-03-01 09:30:00.1234"))
+        #expect(try date("2026-03-01T09:30:00.000000001") == .text("2026-03-01 09:30:00.000000001"))
+        #expect(try date("0000-01-01T00:00Z") == .text("0000-01-01 00:00:00.000"))
+        #expect(try date("2024-03-01T00:30+01:00") == .text("2024-02-29 23:30:00.000"))
+        #expect(try date("2025-12-31T23:30-14:00") == .text("2026-01-01 13:30:00.000"))
+        #expect(try date("2026-03-01T09:30+14:00") == .text("2026-02-28 19:30:00.000"))
+        #expect(try date("0001-01-01T00:00+01:00") == .text("0000-12-31 23:00:00.000"))
+    }
+
+    @Test("Date-times with offsets come to the UTC time SQLite computes, on 3,000 random ones")
+    func datesAgreeWithSQLite() throws {
+        var generator = SeededGenerator(seed: 21)
+        let db = try Database(path: ":memory:")
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        for _ in 0..<3_000 {
+            let year = [0, 1, 1969, 1970, 2000, 2024, 9998, 9999].randomElement(using: &generator)!
+            let month = Int.random(in: 1...12, using: &generator)
+            let day = Int.random(in: 1...28, using: &generator)
+            let offset =
+                "\(Bool.random(using: &generator) ? "+" : "-")\(two(Int.random(in: 0...14, using: &generator))):"
+                + two(Int.random(in: 0...59, using: &generator))
+            let text =
+                "\(String(repeating: "0", count: 4 - String(year).count))\(year)-\(two(month))-\(two(day))T"
+                + "\(two(Int.random(in: 0...23, using: &generator))):\(two(Int.random(in: 0...59, using: &generator)))"
+                + ":\(two(Int.random(in: 0...59, using: &generator)))\(offset)"
+            let expected = try db.fetchOne(String.self, "SELECT strftime('%Y-%m-%d %H:%M:%S', ?)", [.text(text)])
+            switch FilterLexer.dateValue(text, hasTime: true) {
+            case .valid(.text(let value)):
+                #expect(value == (expected ?? "nil") + ".000", "\(text)")
+            case .outOfRange:
+                // SQLite's own answer is then outside 0000-9999 too (or none at all).
+                #expect(
+                    expected.map { !$0.hasPrefix("0") && !$0.hasPrefix("9") } ?? true, "\(text): \(expected ?? "nil")")
+            default:
+                Issue.record("\(text) was refused")
+            }
+        }
+    }
+
+    @Test("Offsets SQLite rejects, and dates outside years 0000-9999 in UTC, are errors under the culprit")
+    func datesOutOfRange() throws {
+        let cases: [(String, String, Int, Int)] = [
+            ("d < 2026-03-01T09:30+99:99", "the offset \"+99:99\" is not a time zone offset", 20, 6),
+            ("d < 2026-03-01T09:30+15:00", "the offset \"+15:00\" is not a time zone offset", 20, 6),
+            ("d < 2026-03-01T09:30-00:60", "the offset \"-00:60\" is not a time zone offset", 20, 6),
+            ("d < 0000-01-01T00:30+01:00", "\"0000-01-01T00:30+01:00\" is before the year 0000 in UTC", 4, 22),
+            ("d < 9999-12-31T23:30-01:00", "\"9999-12-31T23:30-01:00\" is after the year 9999 in UTC", 4, 22),
+        ]
+        for (expression, message, position, length) in cases {
+            do {
+                _ = try FilterLexer.tokens(expression)
+                Issue.record("\(expression) was accepted")
+            } catch let error as FilterError {
+                #expect(error.message.hasPrefix(message), "\(expression): \(error.message)")
+                #expect(error.position == position, "\(expression)")
+                #expect(error.length == length, "\(expression)")
+            }
+        }
+    }
+
     @Test("Positions count characters, not bytes")
     func positions() throws {
         let tokens = try FilterLexer.tokens("title = 'é' and x")
