@@ -20,6 +20,14 @@ struct QueryCommand: ParsableCommand {
             dates (2026-03-01, 2026-03-01T09:30). Every value is bound, never spliced into SQL. \
             A dotted name follows a declared foreign key, in --where, --columns and --sort: \
             --where "hero_id.name = 'lina'" --columns text,hero_id.name.
+
+            A date-time may end in Z or an offset from -14:00 to +14:00; it is compared in UTC, \
+            which must fall within the years 0000-9999.
+
+            Formats: csv writes NULL as an empty field (in a one-column result, an empty line) \
+            and the empty string as ""; tsv writes NULL as \\N and the empty string as an empty \
+            field. Text that is not UTF-8 is written as its bytes by csv and tsv, shown as \\xHH \
+            by table and markdown, and refused by json and ndjson, which cannot hold it.
             """)
 
     @OptionGroup var database: DatabaseOptions

@@ -4,14 +4,41 @@ import SQLite
 /// One value of a row as the writers format it, pointing into the storage it came from (SQLite's
 /// column buffers, or a ``SQLiteValue``): valid only inside the closure that hands it out.
 ///
-/// Text is always well-formed UTF-8: text that SQLite holds as other bytes is handed out as
-/// `String(decoding:as:)` repairs it, with U+FFFD for each bad sequence, as sqlq always printed it.
+/// `text` is always well-formed UTF-8. Text that SQLite holds as other bytes is `invalidText`,
+/// its bytes as stored: never repaired, since that would change the value without a word. CSV
+/// and TSV write the bytes as they are, the table and Markdown formats show each bad byte as
+/// `\xHH`, and JSON, which cannot hold them, refuses the row (see ``InvalidTextError``).
 enum Cell {
     case null
     case integer(Int64)
     case real(Double)
     case text(UnsafeBufferPointer<UInt8>)
+    case invalidText(UnsafeBufferPointer<UInt8>)
     case blob(UnsafeBufferPointer<UInt8>)
+
+    /// A cell's value copied out of SQLite's buffers, to be written after the next step.
+    enum Owned {
+        case value(SQLiteValue)
+        case invalidText([UInt8])
+
+        /// Column `column` of the statement's current row.
+        init(_ statement: OpaquePointer, _ column: Int32) {
+            self = Cell.withColumn(statement, column) { cell in
+                switch cell {
+                case .invalidText(let bytes): .invalidText(Array(bytes))
+                default: .value(SQLiteValue(sqliteStatement: statement, column: column))
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with `owned`.
+    static func withOwned<T>(_ owned: Owned, _ body: (Cell) throws -> T) rethrows -> T {
+        switch owned {
+        case .value(let value): try withValue(value, body)
+        case .invalidText(let bytes): try bytes.withUnsafeBufferPointer { try body(.invalidText($0)) }
+        }
+    }
 
     /// Calls `body` with column `column` of the statement's current row.
     @inline(__always)
@@ -28,9 +55,7 @@ enum Cell {
                 return try body(.text(.init(start: nil, count: 0)))
             }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column)))
-            if UTF8Validation.isValid(bytes) { return try body(.text(bytes)) }
-            var repaired = String(decoding: bytes, as: UTF8.self)
-            return try repaired.withUTF8 { try body(.text($0)) }
+            return try body(UTF8Validation.isValid(bytes) ? .text(bytes) : .invalidText(bytes))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, column))
             guard count > 0, let blob = sqlite3_column_blob(statement, column) else {
@@ -63,6 +88,24 @@ enum Cell {
         case .integer, .real: true
         default: false
         }
+    }
+}
+
+/// Text that is not UTF-8, which JSON cannot hold: the row and column, and what to do instead.
+struct InvalidTextError: Error, CustomStringConvertible {
+    /// The row's position in the result, from 1.
+    var row: Int
+    var column: String
+    var bytes: [UInt8]
+
+    var description: String {
+        let offset = UTF8Validation.firstInvalidByte(in: bytes) ?? 0
+        let hex = String(bytes[offset], radix: 16, uppercase: true)
+        let quoted = String.quotedIdentifier(column)
+        return "row \(row), column \"\(column)\": the text is not UTF-8 (byte \(offset + 1) is 0x"
+            + (hex.count == 1 ? "0" + hex : hex) + "), and JSON cannot hold it unchanged\n"
+            + "  export with --format csv or tsv, which write the bytes as stored, "
+            + "or select CAST(\(quoted) AS BLOB) to get them as a blob"
     }
 }
 
@@ -149,6 +192,79 @@ extension ByteBuffer {
 
 /// Byte tests shared by the writers.
 enum TextBytes {
+    /// `\xHH`, lowercase, as the table format shows a byte it cannot print.
+    static func hexEscape(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef".unicodeScalars)
+        var escape = "\\x"
+        escape.unicodeScalars.append(digits[Int(byte >> 4)])
+        escape.unicodeScalars.append(digits[Int(byte & 0xF)])
+        return escape
+    }
+
+    /// Bytes that are not all UTF-8 as text to show: each run of UTF-8 passed through `shown`,
+    /// each byte of a bad sequence as `\xHH`.
+    static func showing(_ bytes: UnsafeBufferPointer<UInt8>, _ shown: (String) -> String) -> String {
+        var text = ""
+        var run = ""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        loop: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                run.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                offset += encoded.count
+            case .error(let length):
+                text += shown(run)
+                run = ""
+                for index in offset..<(offset + length) { text += hexEscape(bytes[index]) }
+                offset += length
+            case .emptyInput:
+                break loop
+            }
+        }
+        return text + shown(run)
+    }
+
+    /// How many columns a terminal gives `text`, whose control characters are already escaped:
+    /// a character is as wide as its widest scalar, East Asian Wide and Fullwidth scalars and
+    /// emoji shown as emoji take two columns, and marks and other zero-width scalars none.
+    static func displayWidth(_ text: String) -> Int {
+        if !text.utf8.contains(where: { $0 >= 0x80 }) { return text.utf8.count }
+        var width = 0
+        for character in text {
+            var widest = 0
+            for scalar in character.unicodeScalars {
+                // U+FE0F asks for the emoji presentation of the character it follows.
+                widest = max(widest, scalar == "\u{FE0F}" ? 2 : scalarWidth(scalar))
+            }
+            width += widest
+        }
+        return width
+    }
+
+    private static func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        if value < 0x300 { return 1 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        // Hangul medial vowels and final consonants join the syllable before them.
+        if (0x1160...0x11FF).contains(value) { return 0 }
+        if scalar.properties.isEmojiPresentation { return 2 }
+        return wideRanges.contains { $0.contains(value) } ? 2 : 1
+    }
+
+    /// The blocks Unicode's East Asian Width property marks Wide (W) or Fullwidth (F), as
+    /// terminals lay them out (emoji are found by their presentation property instead).
+    private static let wideRanges: [ClosedRange<UInt32>] = [
+        0x1100...0x115F, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+        0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F,
+        0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x17000...0x18AFF, 0x1B000...0x1B16F,
+        0x1F200...0x1F2FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+    ]
+
     /// Whether every byte is printable ASCII, so that each byte is one character on the screen.
     @inline(__always)
     static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,8 +1,8 @@
 import SQLite
 
 /// The width and alignment of each column of a table or Markdown result: a column is as wide as
-/// its widest cell (in characters, as `String.count` counts them), and right-aligned when every
-/// value in it that is not NULL is a number, and there is one.
+/// its widest cell (in terminal columns, see ``TextBytes/displayWidth(_:)``), and right-aligned
+/// when every value in it that is not NULL is a number, and there is one.
 struct ColumnLayout {
     enum Style {
         case table
@@ -17,7 +17,7 @@ struct ColumnLayout {
     /// The table format's layout, from its header: `columns` as they are, however they print.
     init(tableHeader columns: [String]) {
         style = .table
-        widths = columns.map(\.count)
+        widths = columns.map { TextBytes.displayWidth(TableWriter.visible($0)) }
         rightAligned = [Bool](repeating: true, count: columns.count)
         hasValue = [Bool](repeating: false, count: columns.count)
     }
@@ -26,7 +26,7 @@ struct ColumnLayout {
     /// the rule's minimum.
     init(markdownHeader columns: [String]) {
         style = .markdown
-        widths = columns.map { max(MarkdownWriter.escape($0).count, 3) }
+        widths = columns.map { max(TextBytes.displayWidth(MarkdownWriter.escape($0)), 3) }
         rightAligned = [Bool](repeating: true, count: columns.count)
         hasValue = [Bool](repeating: false, count: columns.count)
     }
@@ -47,6 +47,12 @@ struct ColumnLayout {
     mutating func measure(_ row: [SQLiteValue]) {
         for (column, value) in row.enumerated() {
             Cell.withValue(value) { measure($0, column: column) }
+        }
+    }
+
+    mutating func measure(_ row: [Cell.Owned]) {
+        for (column, value) in row.enumerated() {
+            Cell.withOwned(value) { measure($0, column: column) }
         }
     }
 

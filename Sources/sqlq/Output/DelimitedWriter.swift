@@ -6,7 +6,9 @@
 ///   field, a blob `X'00FF'`, infinities `1e999` and `-1e999`; and text that would read as one
 ///   of those, or as a number, is quoted: `""`, `"X'00'"`, `"12"`.
 /// - TSV puts one row per line: tabs, line breaks and backslashes inside values are written
-///   `\t`, `\n`, `\r` and `\\`. NULL is an empty field.
+///   `\t`, `\n`, `\r` and `\\`, other control characters `\xHH`. NULL is `\N`, as PostgreSQL's
+///   COPY and MySQL write it, and the empty string an empty field.
+/// - Text that is not UTF-8 is written as its bytes, unchanged.
 struct DelimitedWriter: RowEncoder {
     enum Kind {
         case csv
@@ -46,16 +48,16 @@ struct DelimitedWriter: RowEncoder {
                     out.append(real < 0 ? "-1e999" : "1e999")
                 }
             case .blob(let bytes): out.appendBlobLiteral(bytes)
-            case .text(let bytes): Self.appendCSV(bytes, quoted: Self.needsQuotes(bytes), &out)
+            case .text(let bytes), .invalidText(let bytes): Self.appendCSV(bytes, quoted: Self.needsQuotes(bytes), &out)
             }
         case .tsv:
             if column > 0 { out.append(UInt8(ascii: "\t")) }
             switch cell {
-            case .null: break
+            case .null: out.append("\\N")
             case .integer(let integer): out.appendDecimal(integer)
             case .real(let real): out.appendReal(real)
             case .blob(let bytes): out.appendBlobLiteral(bytes)
-            case .text(let bytes): Self.appendTSV(bytes, &out)
+            case .text(let bytes), .invalidText(let bytes): Self.appendTSV(bytes, &out)
             }
         }
     }
@@ -121,11 +123,16 @@ struct DelimitedWriter: RowEncoder {
             case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
             case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
             case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            case 0..<0x20, 0x7F: escape = UInt8(ascii: "x")
             default: continue
             }
             out.append(UnsafeBufferPointer(rebasing: bytes[spanStart..<index]))
-            out.append(UInt8(ascii: "\\"))
-            out.append(escape)
+            if escape == UInt8(ascii: "x") {
+                out.append(TextBytes.hexEscape(byte))
+            } else {
+                out.append(UInt8(ascii: "\\"))
+                out.append(escape)
+            }
             spanStart = index + 1
         }
         out.append(UnsafeBufferPointer(rebasing: bytes[spanStart...]))

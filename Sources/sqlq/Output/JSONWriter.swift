@@ -10,6 +10,9 @@ struct JSONWriter: RowEncoder {
     private var keys: [[UInt8]] = []
     private var rowCount = 0
 
+    /// JSON strings are Unicode: bytes that are not UTF-8 cannot be written unchanged.
+    static var writesInvalidText: Bool { false }
+
     init(linePerRow: Bool) {
         self.linePerRow = linePerRow
     }
@@ -50,7 +53,8 @@ struct JSONWriter: RowEncoder {
             } else {
                 out.append(real.isNaN ? "null" : real < 0 ? "-1e999" : "1e999")
             }
-        case .text(let bytes): Self.appendString(bytes, &out)
+        // Refused before it gets here (writesInvalidText); written as is were it not.
+        case .text(let bytes), .invalidText(let bytes): Self.appendString(bytes, &out)
         case .blob(let bytes):
             out.append("{\"$base64\":true,\"encoded\":\"")
             out.appendBase64(bytes)

@@ -4,7 +4,8 @@
 ///     |---:|----------|---------:|
 ///     |  1 | Buy milk |        3 |
 ///
-/// `|` is escaped as `\|` and line breaks become `<br>`, so that every row stays one table row.
+/// `|` is escaped as `\|` and line breaks become `<br>`, so that every row stays one table row;
+/// other control characters, and the bytes of text that is not UTF-8, show as `\xHH`.
 struct MarkdownWriter: RowEncoder {
     let layout: ColumnLayout
 
@@ -12,7 +13,7 @@ struct MarkdownWriter: RowEncoder {
         out.append(UInt8(ascii: "|"))
         for (index, name) in columns.enumerated() {
             let escaped = Self.escape(name)
-            appendPadded(escaped, width: escaped.count, column: index, &out)
+            appendPadded(escaped, width: TextBytes.displayWidth(escaped), column: index, &out)
         }
         out.append(UInt8(ascii: "\n"))
         out.append(UInt8(ascii: "|"))
@@ -46,8 +47,11 @@ struct MarkdownWriter: RowEncoder {
                 // Escapes apply to whole characters, and a character may join a `|` to the
                 // marks that follow it.
                 let escaped = Self.escape(String(decoding: bytes, as: UTF8.self))
-                appendPadded(escaped, width: escaped.count, column: column, &out)
+                appendPadded(escaped, width: TextBytes.displayWidth(escaped), column: column, &out)
             }
+        case .invalidText(let bytes):
+            let escaped = TextBytes.showing(bytes, Self.escape)
+            appendPadded(escaped, width: TextBytes.displayWidth(escaped), column: column, &out)
         }
     }
 
@@ -71,6 +75,7 @@ struct MarkdownWriter: RowEncoder {
         case .real(let real): out.appendReal(real)
         case .blob(let bytes): out.appendBlobLiteral(bytes)
         case .text(let bytes): Self.appendEscapedASCII(bytes, &out)
+        case .invalidText(let bytes): out.append(TextBytes.showing(bytes, Self.escape))
         case .null: out.append("NULL")
         }
         appendPadding(width, column: column, before: false, &out)
@@ -91,15 +96,19 @@ struct MarkdownWriter: RowEncoder {
         }
     }
 
-    /// How many characters a cell takes once escaped.
+    /// How many terminal columns a cell takes once escaped.
     @inline(__always)
     static func width(of cell: Cell) -> Int {
+        if case .invalidText(let bytes) = cell { return TextBytes.displayWidth(TextBytes.showing(bytes, escape)) }
         guard case .text(let bytes) = cell else { return TableWriter.width(of: cell) }
-        guard TextBytes.isASCII(bytes) else { return escape(String(decoding: bytes, as: UTF8.self)).count }
+        guard TextBytes.isASCII(bytes) else {
+            return TextBytes.displayWidth(escape(String(decoding: bytes, as: UTF8.self)))
+        }
         var width = bytes.count
         var index = 0
         while index < bytes.count {
-            switch bytes[index] {
+            let byte = bytes[index]
+            switch byte {
             case UInt8(ascii: "|"), UInt8(ascii: "\\"): width += 1
             case UInt8(ascii: "\r"):
                 // CRLF is one line break, one `<br>`.
@@ -110,6 +119,7 @@ struct MarkdownWriter: RowEncoder {
                     width += 3
                 }
             case UInt8(ascii: "\n"): width += 3
+            case 0..<0x20 where byte != UInt8(ascii: "\t"), 0x7F: width += 3
             default: break
             }
             index += 1
@@ -123,17 +133,18 @@ struct MarkdownWriter: RowEncoder {
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
-            case UInt8(ascii: "|"), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+            case UInt8(ascii: "|"), UInt8(ascii: "\\"), 0..<0x20, 0x7F:
                 out.append(UnsafeBufferPointer(rebasing: bytes[spanStart..<index]))
                 switch byte {
                 case UInt8(ascii: "|"): out.append("\\|")
                 case UInt8(ascii: "\\"): out.append("\\\\")
                 case UInt8(ascii: "\t"): out.append(UInt8(ascii: " "))
-                default:
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                     if byte == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
                         index += 1
                     }
                     out.append("<br>")
+                default: out.append(TextBytes.hexEscape(byte))
                 }
                 spanStart = index + 1
             default: break
@@ -144,7 +155,10 @@ struct MarkdownWriter: RowEncoder {
     }
 
     static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+        guard
+            text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 || $0 == 0x7F }
+            )
+        else {
             return text
         }
         var escaped = ""
@@ -155,7 +169,14 @@ struct MarkdownWriter: RowEncoder {
             case "\n", "\r\n": escaped += "<br>"
             case "\r": escaped += "<br>"
             case "\t": escaped += " "
-            default: escaped.append(character)
+            default:
+                // A control character alone; joined with marks it is still one to escape.
+                if let first = character.unicodeScalars.first, first.value < 0x20 || first.value == 0x7F {
+                    escaped += TextBytes.hexEscape(UInt8(first.value))
+                    for mark in character.unicodeScalars.dropFirst() { escaped.unicodeScalars.append(mark) }
+                } else {
+                    escaped.append(character)
+                }
             }
         }
         return escaped

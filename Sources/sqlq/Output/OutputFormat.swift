@@ -10,7 +10,8 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
     case ndjson
     /// RFC 4180 comma-separated values with a header line.
     case csv
-    /// Tab-separated values with a header line; tabs, newlines and backslashes escaped.
+    /// Tab-separated values with a header line; tabs, newlines, backslashes and other control
+    /// characters escaped, NULL written `\N`.
     case tsv
     /// A GitHub-flavoured Markdown table.
     case markdown

@@ -16,6 +16,13 @@ protocol RowEncoder {
     mutating func cell(_ cell: Cell, column: Int, _ out: inout ByteBuffer)
     mutating func endRow(_ out: inout ByteBuffer)
     mutating func end(rowCount: Int, _ out: inout ByteBuffer)
+    /// Whether the format can write text that is not UTF-8 (``Cell/invalidText(_:)``) without
+    /// changing it. Rows are refused, with an ``InvalidTextError``, by formats that cannot.
+    static var writesInvalidText: Bool { get }
+}
+
+extension RowEncoder {
+    static var writesInvalidText: Bool { true }
 }
 
 extension RowEncoder {
@@ -24,6 +31,16 @@ extension RowEncoder {
         beginRow(&out)
         for (column, value) in row.enumerated() {
             Cell.withValue(value) { cell(_: $0, column: column, &out) }
+        }
+        endRow(&out)
+        out.flushIfFull()
+    }
+
+    /// Writes one row copied from a statement.
+    mutating func write(row: [Cell.Owned], _ out: inout ByteBuffer) {
+        beginRow(&out)
+        for (column, value) in row.enumerated() {
+            Cell.withOwned(value) { cell(_: $0, column: column, &out) }
         }
         endRow(&out)
         out.flushIfFull()

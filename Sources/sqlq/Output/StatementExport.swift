@@ -42,7 +42,12 @@ extension OutputFormat {
             encoder.beginRow(&out)
             var column: Int32 = 0
             while column < count {
-                Cell.withColumn(handle, column) { encoder.cell($0, column: Int(column), &out) }
+                try Cell.withColumn(handle, column) { cell in
+                    if !Encoder.writesInvalidText, case .invalidText(let bytes) = cell {
+                        throw InvalidTextError(row: rows + 1, column: columns[Int(column)], bytes: Array(bytes))
+                    }
+                    encoder.cell(cell, column: Int(column), &out)
+                }
                 column += 1
             }
             encoder.endRow(&out)
@@ -57,10 +62,11 @@ extension OutputFormat {
     ) throws {
         var layout =
             self == .table ? ColumnLayout(tableHeader: columns) : ColumnLayout(markdownHeader: columns)
-        var firstRows: [[SQLiteValue]] = []
+        var firstRows: [[Cell.Owned]] = []
         var complete = true
+        let handle = statement.sqliteHandle
         while try statement.step() {
-            let row = (0..<columns.count).map { statement.value(at: $0) }
+            let row = (0..<Int32(columns.count)).map { Cell.Owned(handle, $0) }
             layout.measure(row)
             firstRows.append(row)
             if firstRows.count == Self.layoutWindow {
@@ -68,7 +74,7 @@ extension OutputFormat {
                 break
             }
         }
-        func write(_ rows: [[SQLiteValue]], more: Bool) throws {
+        func write(_ rows: [[Cell.Owned]], more: Bool) throws {
             if self == .table {
                 let encoder = TableWriter(layout: layout.finished(), style: style)
                 try Self.writeFirst(encoder, rows, statement, columns, more: more, &out)
@@ -82,7 +88,6 @@ extension OutputFormat {
             return
         }
         firstRows = []
-        let handle = statement.sqliteHandle
         let count = Int32(columns.count)
         while try statement.step() {
             var column: Int32 = 0
@@ -98,7 +103,7 @@ extension OutputFormat {
 
     /// Writes the header and `rows`, then the rows the statement has left when there are `more`.
     private static func writeFirst<Encoder: RowEncoder>(
-        _ encoder: Encoder, _ rows: [[SQLiteValue]], _ statement: Statement, _ columns: [String], more: Bool,
+        _ encoder: Encoder, _ rows: [[Cell.Owned]], _ statement: Statement, _ columns: [String], more: Bool,
         _ out: inout ByteBuffer
     ) throws {
         var encoder = encoder

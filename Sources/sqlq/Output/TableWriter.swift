@@ -28,7 +28,7 @@ struct TableWriter: RowEncoder {
                 rule += "+"
             }
             let shown = Self.visible(name)
-            let padding = String(repeating: " ", count: layout.padding(shown.count, column: index))
+            let padding = String(repeating: " ", count: layout.padding(TextBytes.displayWidth(shown), column: index))
             header += " " + style.bold(layout.rightAligned[index] ? padding + shown : shown + padding) + " "
             rule += String(repeating: "-", count: layout.widths[index] + 2)
         }
@@ -59,6 +59,7 @@ struct TableWriter: RowEncoder {
         case .real(let real): out.appendReal(real)
         case .blob(let bytes): out.appendBlobLiteral(bytes)
         case .text(let bytes): Self.appendVisible(bytes, &out)
+        case .invalidText(let bytes): out.append(TextBytes.showing(bytes, Self.visible))
         }
         if !right { out.append(UInt8(ascii: " "), repeated: padding) }
         if dims { out.append("\u{1B}[0m") }
@@ -76,7 +77,7 @@ struct TableWriter: RowEncoder {
         out.append(UInt8(ascii: "\n"))
     }
 
-    /// How many characters a cell takes: its text with control characters escaped.
+    /// How many terminal columns a cell takes: its text with control characters escaped.
     @inline(__always)
     static func width(of cell: Cell) -> Int {
         switch cell {
@@ -94,13 +95,16 @@ struct TableWriter: RowEncoder {
         case .text(let bytes):
             var width = bytes.count
             for byte in bytes where byte < 0x20 || byte >= 0x7F {
-                guard byte < 0x80 else { return visible(String(decoding: bytes, as: UTF8.self)).count }
+                guard byte < 0x80 else {
+                    return TextBytes.displayWidth(visible(String(decoding: bytes, as: UTF8.self)))
+                }
                 switch byte {
                 case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): width += 1
                 default: width += 3
                 }
             }
             return width
+        case .invalidText(let bytes): return TextBytes.displayWidth(TextBytes.showing(bytes, visible))
         }
     }
 

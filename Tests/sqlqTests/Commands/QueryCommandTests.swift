@@ -292,7 +292,7 @@ struct OutputFormatCase: Sendable, CustomTestStringConvertible {
 
                 """),
         OutputFormatCase(name: "csv", expected: "id,name,score\r\n2,,\r\n1,\"a, \"\"b\"\"\",1.5\r\n"),
-        OutputFormatCase(name: "tsv", expected: "id\tname\tscore\n2\t\t\n1\ta, \"b\"\t1.5\n"),
+        OutputFormatCase(name: "tsv", expected: "id\tname\tscore\n2\t\\N\t\\N\n1\ta, \"b\"\t1.5\n"),
         OutputFormatCase(
             name: "json",
             expected: """

@@ -29,9 +29,9 @@ struct SchemaCommandTests {
         #expect(
             columns.output == """
                 cid\tname\ttype\tnotnull\tdflt_value\tpk\tgenerated
-                0\tid\tINTEGER\t0\t\t1\t
-                1\tname\tTEXT\t1\t\t0\t
-                2\tcolor\tTEXT\t0\t\t0\t
+                0\tid\tINTEGER\t0\t\\N\t1\t\\N
+                1\tname\tTEXT\t1\t\\N\t0\t\\N
+                2\tcolor\tTEXT\t0\t\\N\t0\t\\N
 
                 """)
     }

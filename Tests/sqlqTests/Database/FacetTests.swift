@@ -102,7 +102,7 @@ struct FacetTests {
                 """
             ),
             ("csv", "facet,value,count\r\nstatus,,2\r\nstatus,open,2\r\nstatus,,\r\nn,1,3\r\nn,2,2\r\n"),
-            ("tsv", "facet\tvalue\tcount\nstatus\t\t2\nstatus\topen\t2\nstatus\t\t\nn\t1\t3\nn\t2\t2\n"),
+            ("tsv", "facet\tvalue\tcount\nstatus\t\\N\t2\nstatus\topen\t2\nstatus\t\\N\t\\N\nn\t1\t3\nn\t2\t2\n"),
             (
                 "markdown",
                 """
@@ -143,7 +143,7 @@ struct FacetTests {
                 + "INSERT INTO t SELECT i FROM c; INSERT INTO t VALUES (11);")
         let result = try database.run(["query", "t", "--facet", "v", "--facet", "V", "--format", "tsv"])
         #expect(result.status == 0)
-        #expect(result.lines == ["facet\tvalue\tcount", "v\t11\t2"] + (1...9).map { "v\t\($0)\t1" } + ["v\t\t"])
+        #expect(result.lines == ["facet\tvalue\tcount", "v\t11\t2"] + (1...9).map { "v\t\($0)\t1" } + ["v\t\\N\t\\N"])
         let exact = try database.run(["query", "t", "--where", "v <= 10", "--facet", "v", "--format", "tsv"])
         #expect(exact.lines == ["facet\tvalue\tcount"] + (1...10).map { "v\t\($0)\t1" })
     }
@@ -250,8 +250,8 @@ struct FacetTests {
         try await watch.output.waitFor("-- 5 rows, last change at ", occurrences: 2)
         let blocks = watch.output.text.components(separatedBy: "\n-- ")
         try #require(blocks.count == 3)
-        #expect(blocks[0] == "facet\tvalue\tcount\nstatus\t\t2\nstatus\topen\t2\nstatus\tclosed\t1")
-        #expect(blocks[1].hasSuffix("\nfacet\tvalue\tcount\nstatus\tclosed\t3\nstatus\t\t1\nstatus\topen\t1"))
+        #expect(blocks[0] == "facet\tvalue\tcount\nstatus\t\\N\t2\nstatus\topen\t2\nstatus\tclosed\t1")
+        #expect(blocks[1].hasSuffix("\nfacet\tvalue\tcount\nstatus\tclosed\t3\nstatus\t\\N\t1\nstatus\topen\t1"))
 
         watch.interrupt()
         #expect(try await watch.exitStatus() == 0)

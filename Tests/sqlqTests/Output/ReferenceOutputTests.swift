@@ -47,9 +47,8 @@ struct ReferenceOutputTests {
                 "INSERT INTO hostile(t, i, r, n, b, u) VALUES (?, ?, ?, ?, ?, ?)",
                 columns.map { index < $0.count ? $0[index] : .null })
         }
-        // Text that is not UTF-8, which SQLite stores as it is given.
-        try db.execute(
-            "INSERT INTO hostile(t, u) VALUES (CAST(X'61FF62C328' AS TEXT), CAST(X'E282' AS TEXT))")
+        // Text that is not UTF-8 is left to RoundTripTests.invalidUTF8: the reference writers
+        // repaired it, which no format does any more.
         return database
     }
 

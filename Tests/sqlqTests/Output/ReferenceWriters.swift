@@ -5,7 +5,9 @@ import SQLite
 
 /// The output formats as they were written before sqlq wrote rows straight from SQLite's
 /// buffers: one `String` per value, formatted with the standard library. Kept so that the tests
-/// can check, byte for byte, that the faster writers print what these print.
+/// can check, byte for byte, that the faster writers print what these print. Since then, TSV
+/// writes NULL as `\N`, TSV and Markdown escape control characters as `\xHH`, and the table and
+/// Markdown formats measure text in terminal columns.
 enum ReferenceWriters {
     /// What `format` printed for `result`.
     static func render(_ format: OutputFormat, _ result: ResultSet, style: TextStyle = .plain) -> String {
@@ -30,7 +32,7 @@ enum ReferenceWriters {
     static func tsv(_ result: ResultSet) -> String {
         var text = result.columns.map(tsvField).joined(separator: "\t") + "\n"
         for row in result.rows {
-            text += row.map { $0.isNull ? "" : tsvField(cellText($0)) }.joined(separator: "\t") + "\n"
+            text += row.map { $0.isNull ? "\\N" : tsvField(cellText($0)) }.joined(separator: "\t") + "\n"
         }
         return text
     }
@@ -82,10 +84,7 @@ enum ReferenceWriters {
     }
 
     private static func tsvField(_ text: String) -> String {
-        let needsEscapes = text.utf8.contains { byte in
-            byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
-                || byte == UInt8(ascii: "\\")
-        }
+        let needsEscapes = text.utf8.contains { byte in byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\\") }
         guard needsEscapes else { return text }
         var escaped = ""
         for scalar in text.unicodeScalars {
@@ -94,10 +93,16 @@ enum ReferenceWriters {
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
             case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: escaped += hex(scalar)
             default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
+    }
+
+    private static func hex(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\x" + (hex.count == 1 ? "0" + hex : hex)
     }
 
     // MARK: JSON
@@ -157,12 +162,12 @@ enum ReferenceWriters {
         let rows = result.rows
         let header = columns.map(markdownEscape)
         let cells = rows.map { row in row.map { markdownEscape(cellText($0)) } }
-        var widths = header.map { max($0.count, 3) }
+        var widths = header.map { max(TextBytes.displayWidth($0), 3) }
         var rightAligned = [Bool](repeating: true, count: columns.count)
         var hasValue = [Bool](repeating: false, count: columns.count)
         for (row, texts) in zip(rows, cells) {
             for index in columns.indices {
-                widths[index] = max(widths[index], texts[index].count)
+                widths[index] = max(widths[index], TextBytes.displayWidth(texts[index]))
                 if row[index].isNull { continue }
                 hasValue[index] = true
                 if !isNumber(row[index]) { rightAligned[index] = false }
@@ -173,7 +178,8 @@ enum ReferenceWriters {
         func line(_ texts: [String]) -> String {
             var line = "|"
             for index in columns.indices {
-                let padding = String(repeating: " ", count: max(0, widths[index] - texts[index].count))
+                let padding = String(
+                    repeating: " ", count: max(0, widths[index] - TextBytes.displayWidth(texts[index])))
                 line += " " + (rightAligned[index] ? padding + texts[index] : texts[index] + padding) + " |"
             }
             return line
@@ -192,7 +198,10 @@ enum ReferenceWriters {
     }
 
     private static func markdownEscape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+        guard
+            text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "\\") || $0 < 0x20 || $0 == 0x7F }
+            )
+        else {
             return text
         }
         var escaped = ""
@@ -203,7 +212,14 @@ enum ReferenceWriters {
             case "\n", "\r\n": escaped += "<br>"
             case "\r": escaped += "<br>"
             case "\t": escaped += " "
-            default: escaped.append(character)
+            default:
+                let scalars = character.unicodeScalars
+                if let first = scalars.first, first.value < 0x20 || first.value == 0x7F {
+                    escaped += hex(first)
+                    for mark in scalars.dropFirst() { escaped.unicodeScalars.append(mark) }
+                } else {
+                    escaped.append(character)
+                }
             }
         }
         return escaped
@@ -215,12 +231,12 @@ enum ReferenceWriters {
         let columns = result.columns
         let rows = result.rows
         let cells = rows.map { row in row.map { visible(cellText($0)) } }
-        var widths = columns.map(\.count)
+        var widths = columns.map { TextBytes.displayWidth(visible($0)) }
         var rightAligned = [Bool](repeating: true, count: columns.count)
         var hasValue = [Bool](repeating: false, count: columns.count)
         for (row, texts) in zip(rows, cells) {
             for index in columns.indices {
-                widths[index] = max(widths[index], texts[index].count)
+                widths[index] = max(widths[index], TextBytes.displayWidth(texts[index]))
                 let value = row[index]
                 if value.isNull { continue }
                 hasValue[index] = true
@@ -256,7 +272,7 @@ enum ReferenceWriters {
     }
 
     private static func pad(_ text: String, _ width: Int, right: Bool) -> String {
-        let padding = width - text.count
+        let padding = width - TextBytes.displayWidth(text)
         if padding <= 0 { return text }
         let spaces = String(repeating: " ", count: padding)
         return right ? spaces + text : text + spaces

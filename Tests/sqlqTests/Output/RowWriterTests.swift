@@ -90,8 +90,8 @@ struct RowWriterTests {
     func tsv() throws {
         let lines = try Self.render(.tsv).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[0] == "id\ttitle\tscore\tnote\tdata")
-        #expect(lines[1] == "1\tplain\t1.5\t\tX'CAFE'")
-        #expect(lines[2] == "22\tcomma, \"quote\"\\nnew line\t-2.0\ttab\\there | pipe \\\\\t")
+        #expect(lines[1] == "1\tplain\t1.5\t\\N\tX'CAFE'")
+        #expect(lines[2] == "22\tcomma, \"quote\"\\nnew line\t-2.0\ttab\\there | pipe \\\\\t\\N")
         #expect(lines.count == 5 && lines[4].isEmpty)
     }
 
@@ -121,5 +121,59 @@ struct RowWriterTests {
         let coloured = try Self.render(.table, style: TextStyle(isEnabled: true))
         #expect(coloured.contains(" \u{1B}[1mid\u{1B}[0m | "))
         #expect(coloured.contains("\u{1B}[2mNULL"))
+    }
+
+    @Test("TSV writes NULL as \\N and the empty string as an empty field; a text \\N stays apart")
+    func tsvNull() throws {
+        let result = ResultSet(columns: ["a", "b"], rows: [[.null, .text("")], [.text("\\N"), .text("N")]])
+        #expect(try Self.render(.tsv, result) == "a\tb\n\\N\t\n\\\\N\tN\n")
+    }
+
+    @Test("TSV and Markdown escape control characters as the table format does")
+    func controlCharacters() throws {
+        let result = ResultSet(columns: ["t"], rows: [[.text("\u{1B}[31mred\u{7}")], [.text("del\u{7F}é\u{1B}")]])
+        #expect(try Self.render(.tsv, result) == "t\n\\x1b[31mred\\x07\ndel\\x7fé\\x1b\n")
+        #expect(
+            try Self.render(.markdown, result)
+                == "| t               |\n|-----------------|\n| \\x1b[31mred\\x07 |\n| del\\x7fé\\x1b    |\n")
+        #expect(
+            try Self.render(.table, result) == " t\n-----------------\n \\x1b[31mred\\x07\n del\\x7fé\\x1b\n(2 rows)\n")
+    }
+
+    @Test("Table and Markdown columns align by terminal width: wide characters take two, marks none")
+    func displayWidth() throws {
+        let result = ResultSet(
+            columns: ["name", "n"],
+            rows: [
+                [.text("漢字"), .integer(1)], [.text("ab"), .integer(2)], [.text("e\u{301}"), .integer(3)],
+                [.text("👩‍👩‍👧"), .integer(4)], [.text("ｗｉｄｅ"), .integer(5)],
+            ])
+        #expect(
+            try Self.render(.table, result) == """
+                 name     | n
+                ----------+---
+                 漢字     | 1
+                 ab       | 2
+                 e\u{301}        | 3
+                 👩‍👩‍👧       | 4
+                 ｗｉｄｅ | 5
+                (5 rows)
+
+                """)
+        #expect(
+            try Self.render(.markdown, result) == """
+                | name     |   n |
+                |----------|----:|
+                | 漢字     |   1 |
+                | ab       |   2 |
+                | e\u{301}        |   3 |
+                | 👩‍👩‍👧       |   4 |
+                | ｗｉｄｅ |   5 |
+
+                """)
+        #expect(TextBytes.displayWidth("🇫🇷") == 2)
+        #expect(TextBytes.displayWidth("❤\u{FE0F}") == 2)
+        #expect(TextBytes.displayWidth("한국어") == 6)
+        #expect(TextBytes.displayWidth("\u{200B}") == 0)
     }
 }

@@ -120,4 +120,42 @@ struct RoundTripTests {
         let rows = try destination.read { db in try db.fetchAll("SELECT x FROM o ORDER BY rowid").map(\.values) }
         #expect(rows == [[.null], [.text("a")], [.null], [.text("")], [.null]])
     }
+
+    @Test(
+        "Text that is not UTF-8 is never changed: CSV and TSV write its bytes, table and Markdown escape them, JSON refuses"
+    )
+    func invalidUTF8() throws {
+        let database = try TestDatabase.with(
+            """
+            CREATE TABLE u(id INTEGER PRIMARY KEY, t TEXT);
+            INSERT INTO u(t) VALUES ('ok'), (CAST(x'61ff62' AS TEXT)), (CAST(x'e282' AS TEXT));
+            """)
+        let csv = try database.run(["query", "u", "--format", "csv"])
+        #expect(csv.status == 0)
+        #expect(
+            csv.outputBytes == Array("id,t\r\n1,ok\r\n2,a".utf8) + [0xFF] + Array("b\r\n3,".utf8) + [
+                0xE2, 0x82, 0x0D, 0x0A,
+            ])
+        let tsv = try database.run(["query", "u", "--format", "tsv"])
+        #expect(
+            tsv.outputBytes == Array("id\tt\n1\tok\n2\ta".utf8) + [0xFF] + Array("b\n3\t".utf8) + [0xE2, 0x82, 0x0A])
+        let table = try database.run(["query", "u"])
+        #expect(table.output == " id | t\n----+----------\n  1 | ok\n  2 | a\\xffb\n  3 | \\xe2\\x82\n(3 rows)\n")
+        let markdown = try database.run(["query", "u", "--format", "markdown"])
+        #expect(markdown.output.contains(" | a\\xffb   |\n"), "\(markdown.output)")
+        for format in ["json", "ndjson"] {
+            let json = try database.run(["query", "u", "--format", format])
+            #expect(json.status == 1)
+            #expect(
+                json.errors.hasPrefix(
+                    "Error: row 2, column \"t\": the text is not UTF-8 (byte 2 is 0xFF), and JSON cannot hold it unchanged\n"
+                        + "  export with --format csv or tsv"), "\(json.errors)")
+            #expect(!json.output.contains("\u{FFFD}"))
+        }
+        let sql = try database.run(["sql", "SELECT t FROM u WHERE id = ?", "--param", "3", "--format", "ndjson"])
+        #expect(sql.status == 1)
+        #expect(sql.errors.hasPrefix("Error: row 1, column \"t\": the text is not UTF-8 (byte 1 is 0xE2)"))
+        let sqlCSV = try database.run(["sql", "SELECT t FROM u WHERE id = ?", "--param", "3", "--format", "csv"])
+        #expect(sqlCSV.outputBytes == Array("t\r\n".utf8) + [0xE2, 0x82, 0x0D, 0x0A])
+    }
 }

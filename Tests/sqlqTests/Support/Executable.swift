@@ -7,6 +7,8 @@ struct CommandResult {
     var status: Int32
     var output: String
     var errors: String
+    /// The output's bytes, which `output` shows with U+FFFD for any that are not UTF-8.
+    var outputBytes: [UInt8] = []
 
     /// The output's lines, without the last empty one.
     var lines: [String] {
@@ -73,10 +75,11 @@ enum Executable {
         try process.waitUntilExit(timeLimit: hangLimit)
         try output.close()
         try errors.close()
+        let outputBytes = [UInt8](try Data(contentsOf: outputFile))
         return CommandResult(
             status: process.terminationStatus,
-            output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
-            errors: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+            output: String(decoding: outputBytes, as: UTF8.self),
+            errors: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self), outputBytes: outputBytes)
     }
 }
 
