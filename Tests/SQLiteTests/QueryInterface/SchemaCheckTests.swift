@@ -15,6 +15,20 @@ struct SchemaCheckTests {
         ).checkSchema(db)
     }
 
+    @Test("generated columns are columns; hidden columns of virtual tables stay hidden, as in SELECT *")
+    func generatedAndHiddenColumns() throws {
+        let db = try Database(path: ":memory:")
+        try db.executeScript(
+            """
+            CREATE TABLE t(a, c AS (a * 2), d GENERATED ALWAYS AS (a + 1) STORED);
+            CREATE VIRTUAL TABLE f USING fts5(body);
+            """)
+        #expect(try db.columnNames(in: "t") == ["a", "c", "d"])
+        #expect(try db.checkColumn("C", in: "t") == "c")
+        try Table("t").filter(Column("c") == 2).select(Column("d")).checkSchema(db)
+        #expect(try db.columnNames(in: "f") == ["body"])
+    }
+
     @Test("an unknown table lists the tables and suggests the closest")
     func unknownTable() throws {
         let db = try makeItemsDatabase()
