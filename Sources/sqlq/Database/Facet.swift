@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSQLite
 import SQLite
 
 /// One `--facet`: the most common values of a column among the rows that match the filter, with
@@ -72,12 +73,25 @@ struct Facet: Hashable, Sendable {
         return (sql, arguments)
     }
 
-    /// Counts this facet's values among the rows of `table` that match `filter`.
+    /// Counts this facet's values among the rows of `table` that match `filter`. A value that is
+    /// text but not UTF-8 throws: a facet's values are held as strings, which would change it.
     func fetch(_ db: Database, table: String, filter: SQLExpression?) throws -> Counts {
         let (sql, arguments) = statement(table: table, filter: filter)
+        let statement = try db.makeStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
         var values: [Value] = []
-        for row in try db.fetchAll(sql, arguments) {
-            values.append(Value(value: row.value(at: 0), count: try row[1]))
+        while try statement.step() {
+            try Cell.withColumn(statement.sqliteHandle, 0) { cell in
+                guard case .invalidText(let bytes) = cell else { return }
+                let offset = UTF8Validation.firstInvalidByte(in: Array(bytes)) ?? 0
+                let hex = String(bytes[offset], radix: 16, uppercase: true)
+                throw CommandError.failure(
+                    "--facet \(column): a value is text that is not UTF-8 (byte \(offset + 1) is 0x"
+                        + (hex.count == 1 ? "0" + hex : hex) + "), which a facet cannot show unchanged\n"
+                        + "  export the rows with --format csv or tsv, which write the bytes as stored")
+            }
+            values.append(Value(value: statement.value(at: 0), count: sqlite3_column_int64(statement.sqliteHandle, 1)))
         }
         let hasMore = values.count > size
         if hasMore { values.removeLast(values.count - size) }

@@ -158,4 +158,16 @@ struct RoundTripTests {
         let sqlCSV = try database.run(["sql", "SELECT t FROM u WHERE id = ?", "--param", "3", "--format", "csv"])
         #expect(sqlCSV.outputBytes == Array("t\r\n".utf8) + [0xE2, 0x82, 0x0D, 0x0A])
     }
+
+    @Test("A facet over text that is not UTF-8 is refused, never shown changed", arguments: ["table", "csv", "json"])
+    func invalidUTF8Facet(format: String) throws {
+        let database = try TestDatabase.with(
+            "CREATE TABLE u(t TEXT); INSERT INTO u VALUES ('ok'), (CAST(x'61ff62' AS TEXT));")
+        let result = try database.run(["query", "u", "--facet", "t", "--format", format])
+        #expect(result.status == 1)
+        #expect(
+            result.errors.hasPrefix("Error: --facet t: a value is text that is not UTF-8 (byte 2 is 0xFF)"),
+            "\(result.errors)")
+        #expect(!result.output.contains("\u{FFFD}"))
+    }
 }
