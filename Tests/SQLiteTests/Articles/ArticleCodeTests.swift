@@ -178,6 +178,53 @@ import Testing
         }
     }
 
+    /// The README's ```swift blocks that are code of a module: a block that starts with
+    /// `import <Module>`, and the blocks after it in the same section. Each must appear in
+    /// `Tests/<Module>Tests/Articles/READMETests.swift`, its imports among that file's.
+    static func readmeBlocks() throws -> [(module: String, lines: [String])] {
+        let markdown = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        var blocks: [(module: String, lines: [String])] = []
+        var module: String?
+        var current: [String]?
+        for line in markdown.components(separatedBy: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, line.hasPrefix("#") {
+                module = nil
+            } else if current == nil, trimmed == "```swift" {
+                current = []
+            } else if let lines = current, trimmed == "```" {
+                if let first = normalized(lines).first, first.hasPrefix("import ") {
+                    module = String(first.dropFirst("import ".count))
+                }
+                if let module { blocks.append((module, lines)) }
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        return blocks
+    }
+
+    @Test func readmeCodeIsTested() throws {
+        let blocks = try Self.readmeBlocks()
+        #expect(Set(blocks.map(\.module)) == ["SQLite", "SharingSQLite", "QueryCache", "Queryable", "PostgreSQL"])
+        for block in blocks {
+            let file = Self.root.appendingPathComponent("Tests/\(block.module)Tests/Articles/READMETests.swift")
+            let source = try String(contentsOf: file, encoding: .utf8)
+            let testLines = Self.normalized(source.components(separatedBy: "\n"))
+            let lines = Self.normalized(block.lines)
+            let imports = lines.prefix { $0.hasPrefix("import ") }
+            let code = Array(lines.dropFirst(imports.count))
+            #expect(
+                imports.allSatisfy(testLines.contains) && Self.contains(testLines, code),
+                """
+                this block of README.md is not in \(file.lastPathComponent) of \(block.module)Tests \
+                (indentation and blank lines aside):
+                \(block.lines.joined(separator: "\n"))
+                """)
+        }
+    }
+
     @Test func findsBlocksAndLines() {
         let markdown = "text\n```swift\nlet a = 1\n\n    let b = 2\n```\n```sh\nls\n```\n"
         #expect(Self.swiftBlocks(in: markdown) == [["let a = 1", "", "    let b = 2"]])
