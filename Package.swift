@@ -82,7 +82,9 @@ let package = Package(
                 // Output and import read and bind columns with the C API, from and into byte buffers.
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The command reference, linked from the top-level README.
+            exclude: ["README.md"]
         ),
         .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite", "Locking"]),
     ],
