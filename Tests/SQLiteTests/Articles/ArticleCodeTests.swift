@@ -225,6 +225,18 @@ import Testing
         }
     }
 
+    /// The README is the newcomer's page: what the package is, the two commands, one example per
+    /// module and links; the details live in the catalogs and the sqlq reference.
+    @Test func readmeIsTheNewcomersPage() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        #expect(lines.count <= 400, "README.md has \(lines.count) lines")
+        #expect(lines.contains("## Two commands"))
+        #expect(lines.contains { $0.hasPrefix("swift run sqlq query items ") })
+        #expect(lines.contains { $0.hasPrefix("swift test ") })
+        #expect(!readme.contains("not built yet"))
+    }
+
     @Test func findsBlocksAndLines() {
         let markdown = "text\n```swift\nlet a = 1\n\n    let b = 2\n```\n```sh\nls\n```\n"
         #expect(Self.swiftBlocks(in: markdown) == [["let a = 1", "", "    let b = 2"]])
