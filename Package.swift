@@ -47,7 +47,12 @@ let package = Package(
         .testTarget(name: "QueryableTests", dependencies: ["Queryable", "Locking"]),
         // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
         .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache", "Locking"]),
-        .testTarget(name: "SharingSQLiteTests", dependencies: ["SharingSQLite", "LiveValueTesting", "Locking"]),
+        .testTarget(
+            name: "SharingSQLiteTests",
+            dependencies: ["SharingSQLite", "LiveValueTesting", "Locking", "GettingStartedExample"]),
+        // The "Getting started" article's program, which its test runs as a reader would.
+        .executableTarget(
+            name: "GettingStartedExample", dependencies: ["SharingSQLite"], path: "Tests/Examples/GettingStarted"),
         // Waiting for live values in tests, whatever their source.
         .target(name: "LiveValueTesting", dependencies: ["SharingSQLite", "Locking"], path: "Tests/LiveValueTesting"),
         // The same rows, values, constraint violations, migrations and live values on a PostgreSQL
@@ -77,7 +82,9 @@ let package = Package(
                 // Output and import read and bind columns with the C API, from and into byte buffers.
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The command reference, linked from the top-level README.
+            exclude: ["README.md"]
         ),
         .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite", "Locking"]),
     ],

@@ -78,7 +78,7 @@ enum AwaitingAnswersArticle {
 
         let first = Task { try await picker.query(with: "first") }
         var presenter = picker.pendingQueries.makeAsyncIterator()
-        let waiting = try #require(await presenter.next())  // the first query
+        let waiting = await presenter.next()  // the first query
 
         do {
             _ = try await picker.query(with: "second")
@@ -89,7 +89,7 @@ enum AwaitingAnswersArticle {
             try await picker.query(with: "third")
         }
 
-        waiting.answer(with: 1)
+        #expect(waiting?.answer(with: 1) == true)
         #expect(try await first.value == 1)
 
         let latest = Queryable<String, Int>()  // .cancelPreviousQuery, the default

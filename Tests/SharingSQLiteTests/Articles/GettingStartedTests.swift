@@ -1,69 +1,82 @@
 import Foundation
-import SharingSQLite
 import Testing
 
-// The code of the "Getting started" article (Sources/SharingSQLite/SharingSQLite.docc/GettingStarted.md).
-// ArticleCodeTests in SQLiteTests checks that every Swift block of the article appears here.
+// The code of the "Getting started" article (Sources/SharingSQLite/SharingSQLite.docc/GettingStarted.md)
+// is one program, built as the `GettingStartedExample` executable from
+// Tests/Examples/GettingStarted/. ArticleCodeTests in SQLiteTests checks that every Swift block of
+// the article appears there; this test runs it, as a reader would, twice in one folder.
 
-enum GettingStartedArticle {
-    struct Reminder: Codable, Equatable, Sendable, PersistableRecord {
-        static let tableName = "reminders"
-        var id: Int64?
-        var title: String
-        var isCompleted = false
+/// How a run of an article's program ended.
+struct ProgramRun {
+    var status: Int32
+    var output: String
+    var errors: String
+}
 
-        mutating func didInsert(rowID: Int64) { id = rowID }
+/// Runs an executable built beside the tests, in `directory`, to completion.
+func runProgram(_ name: String, in directory: URL) throws -> ProgramRun {
+    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [folder] + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+    let executable = try #require(
+        candidates.map { $0.appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) },
+        "the \(name) executable was not built beside the tests")
+    let outputFile = directory.appendingPathComponent("\(name).stdout")
+    let errorFile = directory.appendingPathComponent("\(name).stderr")
+    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+    let output = try FileHandle(forWritingTo: outputFile)
+    let errors = try FileHandle(forWritingTo: errorFile)
+    defer {
+        try? output.close()
+        try? errors.close()
     }
+    let process = Process()
+    process.executableURL = executable
+    process.currentDirectoryURL = directory
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    try process.waitUntilExitWithinHangLimit()
+    return ProgramRun(
+        status: process.terminationStatus,
+        output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+        errors: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+}
+
+/// A new empty folder for a program to run in.
+func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "SharingSQLiteTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
 }
 
 @Suite struct GettingStartedTests {
-    typealias Reminder = GettingStartedArticle.Reminder
+    /// The program, pasted as it is, runs; run again on the file it left, it runs again.
+    @Test(.timeLimit(.minutes(1))) func theProgramRunsTwice() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
 
-    @Test(.timeLimit(.minutes(1))) func article() async throws {
-        let path = temporaryDatabasePath()
+        let first = try runProgram("GettingStartedExample", in: folder)
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(
+            first.output == """
+                open: ["Buy milk"]
+                open: []
+                reminders in the file: 1
 
-        let db = try DatabaseQueue(path: path)
-
-        var migrator = Migrator()
-        try migrator.registerMigration("create reminders") { db in
-            try db.execute(
-                """
-                CREATE TABLE reminders(
-                    id INTEGER PRIMARY KEY,
-                    title TEXT NOT NULL,
-                    isCompleted INTEGER NOT NULL DEFAULT 0
-                )
                 """)
-        }
-        try migrator.migrate(db)
 
-        let milk = try await db.write { db in
-            try Reminder(title: "Buy milk").inserted(db)
-        }
-        // milk.id is the id SQLite chose
+        let second = try runProgram("GettingStartedExample", in: folder)
+        #expect(second.status == 0, "\(second.errors)")
+        #expect(
+            second.output == """
+                open: ["Buy milk"]
+                open: []
+                reminders in the file: 2
 
-        #expect(milk.id == 1)
-
-        @SharedReader(.fetchAll("SELECT * FROM reminders WHERE NOT isCompleted ORDER BY id", database: db))
-        var open: [Reminder]
-
-        for await reminders in $open.values where reminders.count == 1 { break }
-        print(open.map(\.title))  // ["Buy milk"]
-
-        #expect(open.map(\.title) == ["Buy milk"])
-
-        try await db.write { db in
-            var bread = Reminder(title: "Buy bread")
-            try bread.insert(db)
-        }
-        for await reminders in $open.values where reminders.count == 2 { break }
-
-        #expect(open.map(\.title) == ["Buy milk", "Buy bread"])
-
-        try await db.write { db in
-            try db.execute("UPDATE reminders SET isCompleted = 1 WHERE title = ?", ["Buy milk"])
-        }
-        for await reminders in $open.values where reminders.count == 1 { break }
-        #expect(open.map(\.title) == ["Buy bread"])
+                """)
     }
 }

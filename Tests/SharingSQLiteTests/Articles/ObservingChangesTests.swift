@@ -6,9 +6,15 @@ import Testing
 // ArticleCodeTests in SQLiteTests checks that every Swift block of the article appears here.
 
 enum ObservingChangesArticle {
-    struct Reminder: Codable, Equatable, Sendable {
-        var id: Int64
+    /// The record of "Getting started".
+    struct Reminder: Codable, Equatable, Sendable, PersistableRecord {
+        static let tableName = "reminders"
+        var id: Int64?
         var title: String
+        var priority = 0
+        var isCompleted = false
+
+        mutating func didInsert(rowID: Int64) { id = rowID }
     }
 
     struct Message: TableRecord, FetchableRow, Equatable, Sendable {
@@ -40,11 +46,18 @@ enum ObservingChangesArticle {
         let db = try DatabasePool(path: path)
         try await db.write { db in
             try db.execute(
-                "CREATE TABLE reminders(id INTEGER PRIMARY KEY, title TEXT NOT NULL, isCompleted INTEGER DEFAULT 0)")
+                """
+                CREATE TABLE reminders(
+                    id INTEGER PRIMARY KEY,
+                    title TEXT NOT NULL,
+                    priority INTEGER NOT NULL DEFAULT 0,
+                    isCompleted INTEGER NOT NULL DEFAULT 0
+                )
+                """)
             try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT)")
         }
 
-        @SharedReader(.fetchAll("SELECT id, title FROM reminders WHERE NOT isCompleted ORDER BY id", database: db))
+        @SharedReader(.fetchAll("SELECT * FROM reminders WHERE NOT isCompleted ORDER BY id", database: db))
         var open: [Reminder]
 
         try await db.write { db in
