@@ -47,7 +47,7 @@ extension Database {
         var region = DatabaseRegion()
         // The statements may be gone; their SQL finds them, or prepares them again, in the cache.
         for sql in recording.sql {
-            var statementRegion = try cachedStatement(sql).readRegion
+            var statementRegion = try cachedStatement(sql.string).readRegion
             if scopingRows { try scope(&statementRegion, filters: recording.filters[sql]) }
             region = region.union(statementRegion)
         }
@@ -71,14 +71,15 @@ extension Database {
     }
 }
 
-/// The SQL of the statements a connection started while a read region was being recorded.
+/// The SQL of the statements a connection started while a read region was being recorded, by
+/// its bytes (as the statement cache keys it).
 final class StatementRecording {
-    var sql: Set<String> = []
+    var sql: Set<ExactString> = []
     /// SQL → the filters of the query-builder requests that ran it; absent when any run of that
     /// SQL came from elsewhere.
-    var filters: [String: [(table: String, predicate: SQLExpression?)]] = [:]
+    var filters: [ExactString: [(table: String, predicate: SQLExpression?)]] = [:]
     /// SQL that ran from elsewhere than a query-builder request at least once.
-    var otherSQL: Set<String> = []
+    var otherSQL: Set<ExactString> = []
 }
 
 extension ChangeTracker {
@@ -86,7 +87,7 @@ extension ChangeTracker {
     /// reads the statement's text).
     func statementStarted(_ statement: OpaquePointer) {
         guard let text = sqlite3_sql(statement) else { return }
-        let sql = String(cString: text)
+        let sql = ExactString(String(cString: text))
         let builder = builderStatement.flatMap { $0.handle == statement ? $0 : nil }
         builderStatement = nil
         for recording in statementRecordings {
