@@ -46,7 +46,7 @@ public final class Statement {
     var decodingPlans: [ObjectIdentifier: RowDecodingPlan] = [:]
 
     /// The tables and columns the statement reads, recorded when it was prepared, and again
-    /// when SQLite prepared it again with other columns.
+    /// whenever SQLite prepared it again after a schema change.
     public private(set) var readRegion: DatabaseRegion
     /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
     /// (lowercased).
@@ -258,15 +258,16 @@ public final class Statement {
         let reprepareCount = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
         guard reprepareCount != knownReprepareCount else { return }
         knownReprepareCount = reprepareCount
-        // SQLite also prepares statements again when nothing they read changed (a new authorizer
-        // expires them all), so only columns that really changed cost more work.
+        // What the statement reads may change while its columns do not: a view defined again
+        // over another table keeps its column names. Schema changes are rare, so the region is
+        // always recorded again.
+        if let region = readRegionNow() { readRegion = region }
         let (count, names) = Self.columns(of: handle)
         guard names != columnNames else { return }
         columnCount = count
         columnNames = names
         storedColumnIndexes = nil
         for plan in decodingPlans.values { plan.reset() }
-        if let region = readRegionNow() { readRegion = region }
     }
 
     /// What the statement reads now, recorded by preparing its SQL once more; nil when it does not
