@@ -49,7 +49,7 @@ public final class Statement {
     /// whenever SQLite prepared it again after a schema change.
     public private(set) var readRegion: DatabaseRegion
     /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
-    /// (lowercased).
+    /// (ASCII-lowercased, as SQLite matches names).
     public let writtenTables: Set<String>
     /// True when the statement changes a schema, which SQLite does not report row by row.
     let changesSchema: Bool
@@ -98,24 +98,25 @@ public final class Statement {
         return (Int(count), (0..<count).map { String(cString: sqlite3_column_name(handle, $0)) })
     }
 
-    private var storedColumnIndexes: [String: Int]?
+    private var storedColumnIndexes: [ExactString: Int]?
 
-    /// Column name → index; the first column wins when names repeat, as in SQLite itself.
-    var columnIndexes: [String: Int] {
+    /// Column name (by its bytes) → index; the first column wins when names repeat, as in SQLite
+    /// itself.
+    var columnIndexes: [ExactString: Int] {
         if let storedColumnIndexes { return storedColumnIndexes }
-        var indexes: [String: Int] = [:]
-        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
-            indexes[name] = index
+        var indexes: [ExactString: Int] = [:]
+        for (index, name) in columnNames.enumerated() where indexes[ExactString(name)] == nil {
+            indexes[ExactString(name)] = index
         }
         storedColumnIndexes = indexes
         return indexes
     }
 
-    /// The index of the named column, matched exactly first and then ignoring case as SQL does.
+    /// The index of the named column, matched exactly first and then ignoring the case of ASCII
+    /// letters, as SQLite matches names.
     public func columnIndex(named name: String) -> Int? {
-        if let index = columnIndexes[name] { return index }
-        let lowered = name.lowercased()
-        return columnNames.firstIndex { $0.lowercased() == lowered }
+        if let index = columnIndexes[ExactString(name)] { return index }
+        return columnNames.firstIndex { $0.sqliteNameMatches(name) }
     }
 
     // MARK: Binding

@@ -57,10 +57,10 @@ extension Database {
     /// Adds the row scopes of `region`'s tables: for a statement run only by query-builder
     /// requests on one table, with their filters; for any other, with its columns alone.
     private func scope(_ region: inout DatabaseRegion, filters: [(table: String, predicate: SQLExpression?)]?) throws {
-        let builderTable = filters?.first?.table.lowercased()
+        let builderTable = filters?.first?.table.sqliteFolded
         let isBuilderOnly =
             filters != nil && region.tables.count == 1 && region.tables.keys.first == builderTable
-            && filters!.allSatisfy { $0.table.lowercased() == builderTable }
+            && filters!.allSatisfy { $0.table.sqliteFolded == builderTable }
         for (table, columns) in region.tables {
             var predicates: [SQLExpression]?
             if isBuilderOnly, let filters, !filters.contains(where: { $0.predicate == nil }) {
