@@ -146,17 +146,23 @@ private struct Rows: FetchKeyRequest {
         }
         let reader = SharedReader<[Int64]>(value: [])
         try await reader.load(.fetch(IDs(request: Table("v").filter(Column("user_id") == 1)), database: db))
+        let sqlReader = SharedReader<[Int64]>(value: [])
+        try await sqlReader.load(.fetchAll("SELECT id FROM v ORDER BY id", database: db))
         #expect(reader.wrappedValue == [1])
+        #expect(sqlReader.wrappedValue == [1])
         try await db.write { db in
             try db.execute("DROP VIEW v")
             try db.execute("CREATE VIEW v AS SELECT id, user_id FROM t2")
         }
         try await value(of: reader) { $0 == [2] }
+        try await value(of: sqlReader) { $0 == [2] }
         try await db.write { db in try db.execute("INSERT INTO t2 VALUES (3, 1)") }
         try await value(of: reader) { $0 == [2, 3] }
+        try await value(of: sqlReader) { $0 == [2, 3] }
         try await db.write { db in try db.execute("INSERT INTO t1 VALUES (4, 1)") }
         try await db.write { db in try db.execute("INSERT INTO t2 VALUES (5, 1)") }
         try await value(of: reader) { $0 == [2, 3, 5] }
+        try await value(of: sqlReader) { $0 == [2, 3, 5] }
     }
 
     @Test func aViewRedefinedOverAnotherTableOnAQueue() async throws {
