@@ -20,6 +20,8 @@ struct SQLiteTextTests {
         #expect(!SQLiteValue.text(composed).isIdentical(to: .text(decomposed)))
         #expect(SQLiteValue.real(.nan).isIdentical(to: .real(.nan)))
         #expect(!SQLiteValue.integer(1).isIdentical(to: .real(1)))
+        #expect(!SQLiteValue.real(-0.0).isIdentical(to: .real(0)))
+        #expect(SQLiteValue.real(0.5).isIdentical(to: .real(0.5)))
         var first = Hasher()
         SQLiteValue.real(.nan).hashIdentity(into: &first)
         var second = Hasher()
