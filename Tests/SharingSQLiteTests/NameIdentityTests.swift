@@ -78,6 +78,26 @@ private struct Rows: FetchKeyRequest {
         #expect(readers[1].wrappedValue == [2, 3])
     }
 
+    @Test func aJoinOfTablesThatDifferOnlyInNormalization() async throws {
+        let db = try DatabaseQueue()
+        let tables = [Self.composed, Self.decomposed].map(String.quotedIdentifier)
+        // The same column names at other positions, so that one table's layout misreads the other's rows.
+        try await db.write { db in
+            try db.execute("CREATE TABLE \(tables[0])(id INTEGER PRIMARY KEY, p, q)")
+            try db.execute("CREATE TABLE \(tables[1])(id INTEGER PRIMARY KEY, q, p)")
+            try db.execute("INSERT INTO \(tables[0]) VALUES (1, 0, 0)")
+            try db.execute("INSERT INTO \(tables[1]) VALUES (1, 0, 0)")
+        }
+        let sql = "SELECT first.p, second.p FROM \(tables[0]) AS first JOIN \(tables[1]) AS second USING (id)"
+        let reader = SharedReader<[Row]>(value: [])
+        try await reader.load(.fetchAll(sql, database: db))
+        #expect(reader.wrappedValue.map(\.values) == [[0, 0]])
+        try await db.write { db in try db.execute("UPDATE \(tables[1]) SET p = 5") }
+        try await value(of: reader) { $0.map(\.values) == [[0, 5]] }
+        try await db.write { db in try db.execute("UPDATE \(tables[0]) SET p = 6") }
+        try await value(of: reader) { $0.map(\.values) == [[6, 5]] }
+    }
+
     @Test func columnsThatDifferOnlyInNormalizationAreTwoColumns() async throws {
         let db = try DatabaseQueue()
         let columns = [Self.composed, Self.decomposed].map(String.quotedIdentifier)

@@ -206,6 +206,11 @@ extension Database {
             AND sql NOT LIKE 'CREATE VIRTUAL%'), (SELECT count(*) FROM temp.sqlite_schema WHERE name = ?1 COLLATE NOCASE)
             """, [.text(table)])
         guard let kind, try kind[0] as Int == 1, try kind[1] as Int == 0 else { return nil }
+        // Regions and changes key tables by Swift strings, which merge two names that differ only
+        // in Unicode normalization: such tables are read whole, never through one's layout.
+        let folded = table.sqliteFolded
+        let tables = try fetchAll(String.self, "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view')")
+        guard !tables.contains(where: { $0.sqliteFolded == folded && !$0.sqliteNameMatches(table) }) else { return nil }
         // The PRAGMA statement rather than the table-valued function, which SQLite's authorizer
         // reports as a write. The name comes from the authorizer, and is quoted.
         let columns = try fetchAll("PRAGMA main.table_xinfo(\(String.quotedIdentifier(table)))")
