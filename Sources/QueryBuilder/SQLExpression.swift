@@ -23,8 +23,8 @@ extension SQLExpressible {
 /// ```
 ///
 /// Expressions are values: `Hashable` and `Sendable`, so they can be members of a
-/// ``FetchKeyRequest``. They never hold SQL text from users: values are always bound, and names
-/// are always quoted.
+/// ``FetchKeyRequest``. Text and names compare by their UTF-8 bytes, as SQLite compares them. They
+/// never hold SQL text from users: values are always bound, and names are always quoted.
 public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// How tightly the expression binds, so that an operator parenthesizes exactly the operands
     /// that need it and rendering stays deterministic.
