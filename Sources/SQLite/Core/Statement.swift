@@ -47,7 +47,18 @@ public final class Statement {
 
     /// The tables and columns the statement reads, recorded when it was prepared, and again
     /// whenever SQLite prepared it again after a schema change.
-    public private(set) var readRegion: DatabaseRegion
+    public var readRegion: DatabaseRegion {
+        // Recorded when asked rather than when SQLite prepared the statement again: preparing
+        // the SQL once more replaces the connection's error, which the run may still report.
+        if readRegionIsStale {
+            readRegionIsStale = false
+            if let region = readRegionNow() { storedReadRegion = region }
+        }
+        return storedReadRegion
+    }
+    private var storedReadRegion: DatabaseRegion
+    /// Set when SQLite prepared the statement again since its region was recorded.
+    private var readRegionIsStale = false
     /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
     /// (ASCII-lowercased, as SQLite matches names).
     public let writtenTables: Set<String>
@@ -76,7 +87,7 @@ public final class Statement {
         self.handle = handle
         self.sql = sql
         self.sqlUTF8 = Array(sql.utf8)
-        self.readRegion = readRegion
+        self.storedReadRegion = readRegion
         self.writtenTables = writtenTables
         self.control = control
         self.writes = sqlite3_stmt_readonly(handle) == 0
@@ -260,9 +271,8 @@ public final class Statement {
         guard reprepareCount != knownReprepareCount else { return }
         knownReprepareCount = reprepareCount
         // What the statement reads may change while its columns do not: a view defined again
-        // over another table keeps its column names. Schema changes are rare, so the region is
-        // always recorded again.
-        if let region = readRegionNow() { readRegion = region }
+        // over another table keeps its column names.
+        readRegionIsStale = true
         let (count, names) = Self.columns(of: handle)
         guard names != columnNames else { return }
         columnCount = count

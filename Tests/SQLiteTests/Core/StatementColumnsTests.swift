@@ -115,4 +115,21 @@ struct StatementColumnsTests {
         _ = try db.fetchAll(sql)
         #expect(try db.cachedStatement(sql).readRegion.tables.keys.sorted() == ["t3", "v"])
     }
+
+    /// Recording what the statement reads now prepares its SQL once more, which must not replace
+    /// the error of the run that SQLite prepared the statement again for.
+    @Test("the run that prepared a statement again reports its own error")
+    func errorOfTheRunThatPreparedAgain() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        let sql = "INSERT INTO t(id, title) VALUES (?, ?)"
+        try db.execute(sql, [2, "x"])
+        try other.execute("CREATE INDEX t_title ON t(title)")
+        let error = #expect(throws: SQLiteError.self) { try db.execute(sql, [2, "y"]) }
+        #expect(error?.code == 19)  // SQLITE_CONSTRAINT
+        #expect(error?.message.contains("UNIQUE constraint failed: t.id") == true)
+        try other.execute("DROP INDEX t_title")
+        #expect(throws: SQLiteError.self) { try db.execute(sql, [2, "y"]) }
+        #expect(try db.cachedStatement(sql).readRegion.tables.isEmpty)
+    }
 }
