@@ -1,3 +1,5 @@
+import SQLCore
+
 /// A column, by name: the starting point of filters and orderings.
 ///
 /// ```swift
@@ -20,5 +22,14 @@ public struct Column: Hashable, Sendable, SQLExpressible {
     @inlinable
     public var sqlExpression: SQLExpression {
         SQLExpression(.column(name))
+    }
+
+    /// Equal names have the same bytes: SQLite reads `"\u{E9}"` and `"e\u{301}"` as two columns.
+    public static func == (lhs: Column, rhs: Column) -> Bool {
+        lhs.name.hasSameBytes(as: rhs.name)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        name.hashBytes(into: &hasher)
     }
 }

@@ -13,9 +13,10 @@ import SQLCore
 /// let items = try request.fetchAll(db)
 /// ```
 ///
-/// A request is a value, `Hashable` and `Sendable`: equal requests render equal SQL, and the
-/// same shape with other values renders the same SQL text with other arguments, so the
-/// connection's prepared-statement cache serves it.
+/// A request is a value, `Hashable` and `Sendable`: equal requests render the same SQL bytes and
+/// bind the same values (text compared by its bytes, as SQLite compares it). The same shape with
+/// other values renders the same SQL text with other arguments, so the connection's
+/// prepared-statement cache serves it.
 ///
 /// `RowValue` is how rows decode: the record type for `Item.all()`, `Row` for
 /// ``Table/all()``.

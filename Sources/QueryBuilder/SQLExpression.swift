@@ -23,8 +23,8 @@ extension SQLExpressible {
 /// ```
 ///
 /// Expressions are values: `Hashable` and `Sendable`, so they can be members of a
-/// ``FetchKeyRequest``. They never hold SQL text from users: values are always bound, and names
-/// are always quoted.
+/// ``FetchKeyRequest``. Text and names compare by their UTF-8 bytes, as SQLite compares them. They
+/// never hold SQL text from users: values are always bound, and names are always quoted.
 public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// How tightly the expression binds, so that an operator parenthesizes exactly the operands
     /// that need it and rendering stays deterministic.
@@ -109,17 +109,18 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     }
 
     // Two expressions are equal when they render the same SQL with the same arguments, however
-    // they are stored.
+    // they are stored. Names and text compare by their bytes, as SQLite compares them: an
+    // expression is a cache key, and `"\u{E9}"` and `"e\u{301}"` match other rows.
 
     public static func == (lhs: SQLExpression, rhs: SQLExpression) -> Bool {
         switch (lhs.node, rhs.node) {
         case (.column(let left), .column(let right)):
-            return left == right
+            return left.hasSameBytes(as: right)
         case (
             .comparison(let leftName, let leftOp, let leftValue),
             .comparison(let rightName, let rightOp, let rightValue)
         ):
-            return leftName == rightName && leftOp == rightOp && leftValue == rightValue
+            return leftOp == rightOp && leftName.hasSameBytes(as: rightName) && leftValue.isIdentical(to: rightValue)
         default:
             return lhs.precedence == rhs.precedence && lhs.fragment == rhs.fragment
         }
@@ -127,7 +128,17 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(precedence)
-        hasher.combine(fragment)
+        // The segments `fragment` would make, hashed without making them.
+        switch node {
+        case .column(let name):
+            SQLFragment.Segment.identifier(name).hash(into: &hasher)
+        case .comparison(let name, let op, let value):
+            SQLFragment.Segment.identifier(name).hash(into: &hasher)
+            SQLFragment.Segment.sql(op.sql.description).hash(into: &hasher)
+            SQLFragment.Segment.binding(value).hash(into: &hasher)
+        case .fragment(let fragment, _):
+            fragment.hash(into: &hasher)
+        }
     }
 
     // MARK: Building

@@ -19,6 +19,35 @@ package struct SQLFragment: Hashable, Sendable {
         case foreignIdentifier(String)
         /// A value, rendered as `?` and bound.
         case binding(SQLiteValue)
+
+        @usableFromInline
+        package static func == (lhs: Segment, rhs: Segment) -> Bool {
+            switch (lhs, rhs) {
+            case (.sql(let lhs), .sql(let rhs)), (.identifier(let lhs), .identifier(let rhs)),
+                (.foreignIdentifier(let lhs), .foreignIdentifier(let rhs)):
+                lhs.hasSameBytes(as: rhs)
+            case (.binding(let lhs), .binding(let rhs)): lhs.isIdentical(to: rhs)
+            default: false
+            }
+        }
+
+        @usableFromInline
+        package func hash(into hasher: inout Hasher) {
+            switch self {
+            case .sql(let text):
+                hasher.combine(0 as UInt8)
+                text.hashBytes(into: &hasher)
+            case .identifier(let name):
+                hasher.combine(1 as UInt8)
+                name.hashBytes(into: &hasher)
+            case .foreignIdentifier(let name):
+                hasher.combine(2 as UInt8)
+                name.hashBytes(into: &hasher)
+            case .binding(let value):
+                hasher.combine(3 as UInt8)
+                value.hashIdentity(into: &hasher)
+            }
+        }
     }
 
     @usableFromInline package var segments: [Segment]
@@ -26,6 +55,20 @@ package struct SQLFragment: Hashable, Sendable {
     @inlinable
     package init(_ segments: [Segment]) {
         self.segments = segments
+    }
+
+    // Equal when the segments are the same to SQLite: names and text by their bytes.
+
+    @usableFromInline
+    package static func == (lhs: SQLFragment, rhs: SQLFragment) -> Bool {
+        lhs.segments.count == rhs.segments.count && zip(lhs.segments, rhs.segments).allSatisfy { $0 == $1 }
+    }
+
+    @usableFromInline
+    package func hash(into hasher: inout Hasher) {
+        // Each segment's hash ends with its length, so the segments need no count of their own,
+        // and an expression stored inline hashes its segments the same way without making them.
+        for segment in segments { segment.hash(into: &hasher) }
     }
 
     /// The identifiers the fragment mentions, for schema checks.

@@ -1,3 +1,5 @@
+import SQLCore
+
 /// The parts of a `SELECT` on one table, and the one place they become SQL.
 ///
 /// ``QueryInterfaceRequest`` wraps it with the type its rows decode as; the parts themselves do
@@ -17,6 +19,25 @@ package struct SQLSelect: Hashable, Sendable {
     @inlinable
     package init(tableName: String) {
         self.tableName = tableName
+    }
+
+    // The table's name compares by its bytes, as SQLite reads names; the expressions do too.
+
+    @usableFromInline
+    package static func == (lhs: SQLSelect, rhs: SQLSelect) -> Bool {
+        lhs.tableName.hasSameBytes(as: rhs.tableName) && lhs.selection == rhs.selection
+            && lhs.predicate == rhs.predicate && lhs.orderings == rhs.orderings && lhs.limit == rhs.limit
+            && lhs.offset == rhs.offset
+    }
+
+    @usableFromInline
+    package func hash(into hasher: inout Hasher) {
+        tableName.hashBytes(into: &hasher)
+        hasher.combine(selection)
+        hasher.combine(predicate)
+        hasher.combine(orderings)
+        hasher.combine(limit)
+        hasher.combine(offset)
     }
 
     /// Every column name the query mentions, for schema checks.

@@ -16,6 +16,15 @@ public struct Table: Hashable, Sendable {
         self.name = name
     }
 
+    /// Equal names have the same bytes: SQLite reads `"\u{E9}"` and `"e\u{301}"` as two tables.
+    public static func == (lhs: Table, rhs: Table) -> Bool {
+        lhs.name.hasSameBytes(as: rhs.name)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        name.hashBytes(into: &hasher)
+    }
+
     /// Every row of the table.
     public func all() -> QueryInterfaceRequest<Row> {
         QueryInterfaceRequest(tableName: name)

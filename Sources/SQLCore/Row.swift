@@ -35,11 +35,10 @@ public struct Row: Sendable, Hashable {
         values[index]
     }
 
-    /// The index of the named column, matched exactly first and then ignoring case as SQL does.
+    /// The index of the named column, matched exactly first and then ignoring the case of ASCII
+    /// letters, as SQLite matches names.
     public func index(ofColumn name: String) -> Int? {
-        if let index = columnNames.firstIndex(of: name) { return index }
-        let lowered = name.lowercased()
-        return columnNames.firstIndex { $0.lowercased() == lowered }
+        columnNames.firstIndex { $0.hasSameBytes(as: name) } ?? columnNames.firstIndex { $0.sqliteNameMatches(name) }
     }
 
     /// The value of the named column, or nil when the row has no such column.

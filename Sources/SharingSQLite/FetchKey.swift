@@ -181,14 +181,19 @@ package struct SQLKeyIdentity: Hashable, Sendable, CustomStringConvertible {
         self.arguments = arguments
     }
 
+    // SQL and text arguments compare by their bytes, as SQLite reads them: `"\u{E9}"` and
+    // `"e\u{301}"` match other rows.
+
     package static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.type == rhs.type && lhs.sql == rhs.sql && lhs.arguments == rhs.arguments && lhs.kind == rhs.kind
+        lhs.type == rhs.type && lhs.sql.hasSameBytes(as: rhs.sql) && lhs.arguments.count == rhs.arguments.count
+            && zip(lhs.arguments, rhs.arguments).allSatisfy { $0.isIdentical(to: $1) } && lhs.kind == rhs.kind
     }
 
     package func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(type))
-        hasher.combine(sql)
-        hasher.combine(arguments)
+        sql.hashBytes(into: &hasher)
+        hasher.combine(arguments.count)
+        for argument in arguments { argument.hashIdentity(into: &hasher) }
         hasher.combine(kind)
     }
 

@@ -58,11 +58,11 @@ final class PostgreSQLReadConnection: SQLConnection {
     func region(of sql: String, _ arguments: [SQLiteValue]) throws -> DatabaseRegion {
         guard let planTables else { return .everything }
         let tables: Set<String>?
-        if let known = planTables.known.withLock({ $0[sql] }) {
+        if let known = planTables.known.withLock({ $0[ExactString(sql)] }) {
             tables = known
         } else {
             tables = try tablesRead(by: sql, arguments)
-            planTables.known.withLock { $0[sql] = tables }
+            planTables.known.withLock { $0[ExactString(sql)] = tables }
         }
         return tables.map { DatabaseRegion(tables: $0) } ?? .everything
     }
@@ -86,9 +86,10 @@ final class PostgreSQLReadConnection: SQLConnection {
 }
 
 /// SQL text → the tables its plan reads (nil: something other than tables), kept by a live
-/// source across its rounds and connections.
+/// source across its rounds and connections. Keyed by the SQL's bytes: texts that differ only in
+/// Unicode normalization name other tables.
 final class PlanTables: Sendable {
-    let known = Lock<[String: Set<String>?]>([:])
+    let known = Lock<[ExactString: Set<String>?]>([:])
 }
 
 /// One statement of `EXPLAIN (FORMAT JSON)`'s output.

@@ -61,7 +61,9 @@ public final class Database {
     /// The configuration the connection was opened with.
     public let configuration: Configuration
 
-    private var statementCache: [String: Statement] = [:]
+    /// Keyed by the SQL's bytes: SQL texts that differ only in Unicode normalization are other
+    /// statements to SQLite (they name other tables, hold other literals).
+    private var statementCache: [ExactString: Statement] = [:]
     // A connection is used by one thread at a time, so the statements it hands out need no
     // dynamic exclusivity checks, which would cost more than the cache lookup itself.
     @usableFromInline @exclusivity(unchecked) var lastStatement: Statement?
@@ -304,7 +306,7 @@ public final class Database {
     /// never handed out twice: a fresh one is prepared instead.
     @inlinable
     public func cachedStatement(_ sql: String) throws -> Statement {
-        if let last = lastStatement, !last.isBusy, last.sql == sql {
+        if let last = lastStatement, !last.isBusy, last.sql.hasSameBytes(as: sql) {
             return last
         }
         return try cachedStatementSlowPath(sql)
@@ -332,7 +334,7 @@ public final class Database {
     @usableFromInline
     func cachedStatementSlowPath(_ sql: String) throws -> Statement {
         useCounter &+= 1
-        if let cached = statementCache[sql] {
+        if let cached = statementCache[ExactString(sql)] {
             if cached.isBusy { return try makeStatement(sql) }
             cached.lastUsed = useCounter
             lastStatement = cached
@@ -343,10 +345,10 @@ public final class Database {
         if statementCache.count >= max(configuration.statementCacheCapacity, 1) {
             // Evict the least recently used statement that no cursor holds.
             if let victim = statementCache.values.filter({ !$0.isBusy }).min(by: { $0.lastUsed < $1.lastUsed }) {
-                statementCache[victim.sql] = nil
+                statementCache[ExactString(victim.sql)] = nil
             }
         }
-        statementCache[sql] = statement
+        statementCache[ExactString(sql)] = statement
         lastStatement = statement
         return statement
     }

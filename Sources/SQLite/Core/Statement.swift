@@ -46,10 +46,21 @@ public final class Statement {
     var decodingPlans: [ObjectIdentifier: RowDecodingPlan] = [:]
 
     /// The tables and columns the statement reads, recorded when it was prepared, and again
-    /// when SQLite prepared it again with other columns.
-    public private(set) var readRegion: DatabaseRegion
+    /// whenever SQLite prepared it again after a schema change.
+    public var readRegion: DatabaseRegion {
+        // Recorded when asked rather than when SQLite prepared the statement again: preparing
+        // the SQL once more replaces the connection's error, which the run may still report.
+        if readRegionIsStale {
+            readRegionIsStale = false
+            if let region = readRegionNow() { storedReadRegion = region }
+        }
+        return storedReadRegion
+    }
+    private var storedReadRegion: DatabaseRegion
+    /// Set when SQLite prepared the statement again since its region was recorded.
+    private var readRegionIsStale = false
     /// The tables the statement inserts into, updates or deletes from, or whose schema it changes
-    /// (lowercased).
+    /// (ASCII-lowercased, as SQLite matches names).
     public let writtenTables: Set<String>
     /// True when the statement changes a schema, which SQLite does not report row by row.
     let changesSchema: Bool
@@ -76,7 +87,7 @@ public final class Statement {
         self.handle = handle
         self.sql = sql
         self.sqlUTF8 = Array(sql.utf8)
-        self.readRegion = readRegion
+        self.storedReadRegion = readRegion
         self.writtenTables = writtenTables
         self.control = control
         self.writes = sqlite3_stmt_readonly(handle) == 0
@@ -98,24 +109,25 @@ public final class Statement {
         return (Int(count), (0..<count).map { String(cString: sqlite3_column_name(handle, $0)) })
     }
 
-    private var storedColumnIndexes: [String: Int]?
+    private var storedColumnIndexes: [ExactString: Int]?
 
-    /// Column name → index; the first column wins when names repeat, as in SQLite itself.
-    var columnIndexes: [String: Int] {
+    /// Column name (by its bytes) → index; the first column wins when names repeat, as in SQLite
+    /// itself.
+    var columnIndexes: [ExactString: Int] {
         if let storedColumnIndexes { return storedColumnIndexes }
-        var indexes: [String: Int] = [:]
-        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
-            indexes[name] = index
+        var indexes: [ExactString: Int] = [:]
+        for (index, name) in columnNames.enumerated() where indexes[ExactString(name)] == nil {
+            indexes[ExactString(name)] = index
         }
         storedColumnIndexes = indexes
         return indexes
     }
 
-    /// The index of the named column, matched exactly first and then ignoring case as SQL does.
+    /// The index of the named column, matched exactly first and then ignoring the case of ASCII
+    /// letters, as SQLite matches names.
     public func columnIndex(named name: String) -> Int? {
-        if let index = columnIndexes[name] { return index }
-        let lowered = name.lowercased()
-        return columnNames.firstIndex { $0.lowercased() == lowered }
+        if let index = columnIndexes[ExactString(name)] { return index }
+        return columnNames.firstIndex { $0.sqliteNameMatches(name) }
     }
 
     // MARK: Binding
@@ -258,15 +270,15 @@ public final class Statement {
         let reprepareCount = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
         guard reprepareCount != knownReprepareCount else { return }
         knownReprepareCount = reprepareCount
-        // SQLite also prepares statements again when nothing they read changed (a new authorizer
-        // expires them all), so only columns that really changed cost more work.
+        // What the statement reads may change while its columns do not: a view defined again
+        // over another table keeps its column names.
+        readRegionIsStale = true
         let (count, names) = Self.columns(of: handle)
         guard names != columnNames else { return }
         columnCount = count
         columnNames = names
         storedColumnIndexes = nil
         for plan in decodingPlans.values { plan.reset() }
-        if let region = readRegionNow() { readRegion = region }
     }
 
     /// What the statement reads now, recorded by preparing its SQL once more; nil when it does not

@@ -52,8 +52,9 @@ final class ChangeTracker {
     /// The read-region recordings in progress on the connection, innermost last.
     var statementRecordings: [StatementRecording] = []
     /// The row layouts this connection found, as of the schema version they were read at: a
-    /// refetch that scopes its rows reads them again only after the schema changed.
-    var rowLayouts: [String: (schemaVersion: Int64, layout: RowLayout?)] = [:]
+    /// refetch that scopes its rows reads them again only after the schema changed. Keyed by the
+    /// table name's bytes: names that differ only in Unicode normalization are other tables.
+    var rowLayouts: [ExactString: (schemaVersion: Int64, layout: RowLayout?)] = [:]
     /// The statement a query-builder request bound last while a recording was in progress, with
     /// its table and filter: when that statement starts, the recording learns the filter.
     var builderStatement: (handle: OpaquePointer, table: String, predicate: SQLExpression?)?
@@ -391,7 +392,7 @@ final class ChangeTracker {
             lastSpelling = position
             return spelling.index
         }
-        let index = tableIndex(named: String(cString: table).lowercased())
+        let index = tableIndex(named: String(cString: table).sqliteFolded)
         spellings.append((Array(UnsafeBufferPointer(start: table, count: strlen(table) + 1)), index))
         lastSpelling = spellings.count - 1
         return index

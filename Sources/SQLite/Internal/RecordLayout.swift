@@ -67,7 +67,7 @@ final class RecordLayout: Sendable {
     init(typeName: String, table: String, columns: [String], primaryKey: PrimaryKey) throws {
         guard !columns.isEmpty else { throw PersistenceError.noColumns(type: typeName) }
         var seen: Set<String> = []
-        for column in columns where !seen.insert(column.lowercased()).inserted {
+        for column in columns where !seen.insert(column.sqliteFolded).inserted {
             throw PersistenceError.duplicateColumn(type: typeName, column: column)
         }
         self.typeName = typeName
@@ -81,11 +81,10 @@ final class RecordLayout: Sendable {
         insert = Self.renderInsert(table: table, columns: columns)
     }
 
-    /// The position of a column, matched exactly first and then ignoring case, as SQL does.
+    /// The position of a column, matched exactly first and then ignoring the case of ASCII
+    /// letters, as SQLite matches names.
     static func position(of column: String, in columns: [String]) -> Int? {
-        if let index = columns.firstIndex(of: column) { return index }
-        let lowered = column.lowercased()
-        return columns.firstIndex { $0.lowercased() == lowered }
+        columns.firstIndex { $0.hasSameBytes(as: column) } ?? columns.firstIndex { $0.sqliteNameMatches(column) }
     }
 
     /// The key's values in `values`, one per key column.

@@ -36,7 +36,7 @@ final class RegionRecorder {
     /// What one statement does, recorded while it was prepared.
     struct Recording {
         var readRegion = DatabaseRegion()
-        /// Lowercased.
+        /// ASCII-lowercased, as SQLite matches names.
         var writtenTables: Set<String> = []
         var control: TransactionControl?
         /// The statement changes a schema: its changes are not reported row by row.
@@ -78,13 +78,13 @@ final class RegionRecorder {
         self.dropped = nil
         if action == SQLITE_DELETE {
             guard let first else { return SQLITE_OK }
-            let table = String(cString: first).lowercased()
+            let table = String(cString: first).sqliteFolded
             recording?.writtenTables.insert(table)
             // SQLite's own tables (sqlite_master, sqlite_sequence…) may not be ignored.
             if disablesTruncateOptimization && !table.hasPrefix("sqlite_") && table != dropped { return SQLITE_IGNORE }
             return SQLITE_OK
         }
-        if isDrop(action), let first { self.dropped = String(cString: first).lowercased() }
+        if isDrop(action), let first { self.dropped = String(cString: first).sqliteFolded }
         guard recording != nil else { return SQLITE_OK }
         switch action {
         case SQLITE_READ:
@@ -95,18 +95,18 @@ final class RegionRecorder {
             // changes what is read.
             if let source { recording!.readRegion.insert(table: String(cString: source), column: nil) }
         case SQLITE_INSERT, SQLITE_UPDATE:
-            if let first { recording!.writtenTables.insert(String(cString: first).lowercased()) }
+            if let first { recording!.writtenTables.insert(String(cString: first).sqliteFolded) }
         case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_VIEW, SQLITE_CREATE_TEMP_VIEW,
             SQLITE_CREATE_VTABLE, SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW,
             SQLITE_DROP_VTABLE:
             recording!.changesSchema = true
-            if let first { recording!.writtenTables.insert(String(cString: first).lowercased()) }
+            if let first { recording!.writtenTables.insert(String(cString: first).sqliteFolded) }
         case SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX, SQLITE_CREATE_TEMP_INDEX, SQLITE_DROP_INDEX,
             SQLITE_DROP_TEMP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_DROP_TRIGGER,
             SQLITE_DROP_TEMP_TRIGGER:
             // The table whose schema changes comes second.
             recording!.changesSchema = true
-            if let second { recording!.writtenTables.insert(String(cString: second).lowercased()) }
+            if let second { recording!.writtenTables.insert(String(cString: second).sqliteFolded) }
         case SQLITE_TRANSACTION:
             switch first.map({ String(cString: $0) }) {
             case "BEGIN": recording!.control = .begin
@@ -116,7 +116,7 @@ final class RegionRecorder {
             }
         case SQLITE_SAVEPOINT:
             guard let first, let second else { break }
-            let name = Self.foldedASCII(second)
+            let name = String(cString: second).sqliteFolded
             switch String(cString: first) {
             case "BEGIN": recording!.control = .savepoint(name)
             case "RELEASE": recording!.control = .release(name)
@@ -132,13 +132,5 @@ final class RegionRecorder {
     private func isDrop(_ action: Int32) -> Bool {
         action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE || action == SQLITE_DROP_VIEW
             || action == SQLITE_DROP_TEMP_VIEW || action == SQLITE_DROP_VTABLE
-    }
-
-    /// SQLite matches savepoint names ignoring the case of ASCII letters only.
-    private static func foldedASCII(_ name: UnsafePointer<CChar>) -> String {
-        String(
-            decoding: UnsafeBufferPointer(start: name, count: strlen(name)).map { byte in
-                UInt8(bitPattern: byte) &- 65 < 26 ? UInt8(bitPattern: byte) + 32 : UInt8(bitPattern: byte)
-            }, as: UTF8.self)
     }
 }

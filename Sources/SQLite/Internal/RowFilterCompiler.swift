@@ -178,7 +178,7 @@ struct RowFilterCompiler {
     }
 }
 
-/// A table's columns as the pre-update hook reports its rows: lowercased names, and what
+/// A table's columns as the pre-update hook reports its rows: ASCII-lowercased names, and what
 /// comparing each needs.
 struct RowLayout {
     var names: [String]
@@ -191,9 +191,11 @@ extension Database {
     /// generated or hidden columns, a temporary table of the same name).
     func rowLayout(of table: String) throws -> RowLayout? {
         let version = try fetchOne(Int64.self, "PRAGMA schema_version") ?? 0
-        if let cached = tracker.rowLayouts[table], cached.schemaVersion == version { return cached.layout }
+        if let cached = tracker.rowLayouts[ExactString(table)], cached.schemaVersion == version {
+            return cached.layout
+        }
         let layout = try readRowLayout(of: table)
-        tracker.rowLayouts[table] = (version, layout)
+        tracker.rowLayouts[ExactString(table)] = (version, layout)
         return layout
     }
 
@@ -204,6 +206,11 @@ extension Database {
             AND sql NOT LIKE 'CREATE VIRTUAL%'), (SELECT count(*) FROM temp.sqlite_schema WHERE name = ?1 COLLATE NOCASE)
             """, [.text(table)])
         guard let kind, try kind[0] as Int == 1, try kind[1] as Int == 0 else { return nil }
+        // Regions and changes key tables by Swift strings, which merge two names that differ only
+        // in Unicode normalization: such tables are read whole, never through one's layout.
+        let folded = table.sqliteFolded
+        let tables = try fetchAll(String.self, "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view')")
+        guard !tables.contains(where: { $0.sqliteFolded == folded && !$0.sqliteNameMatches(table) }) else { return nil }
         // The PRAGMA statement rather than the table-valued function, which SQLite's authorizer
         // reports as a write. The name comes from the authorizer, and is quoted.
         let columns = try fetchAll("PRAGMA main.table_xinfo(\(String.quotedIdentifier(table)))")
@@ -218,11 +225,11 @@ extension Database {
                 sqlite3_table_column_metadata(handle, "main", table, name, &type, &collation, nil, nil, nil)
                     == SQLITE_OK
             else { return nil }
-            names.append(name.lowercased())
+            names.append(name.sqliteFolded)
             traits.append(
                 RowFilter.ColumnTraits(
                     affinity: RowFilter.Affinity(declaredType: type.map { String(cString: $0) } ?? ""),
-                    isBinary: collation.map { String(cString: $0).uppercased() == "BINARY" } ?? true))
+                    isBinary: collation.map { String(cString: $0).sqliteFolded == "binary" } ?? true))
         }
         return RowLayout(names: names, traits: traits)
     }
@@ -231,14 +238,20 @@ extension Database {
     /// one of `filters` (every row when nil). Nil when the table's rows cannot be tested.
     func rowScope(of table: String, columns: DatabaseRegion.Columns, filters: [SQLExpression]?) throws -> RowScope? {
         guard let layout = try rowLayout(of: table) else { return nil }
-        func index(_ name: String) -> Int? { layout.names.firstIndex(of: name.lowercased()) }
+        func index(_ name: String) -> Int? {
+            let folded = name.sqliteFolded
+            return layout.names.firstIndex { $0.hasSameBytes(as: folded) }
+        }
         var readColumns: Set<Int>?
         if case .only(let names) = columns {
             var indexes: Set<Int> = []
             for name in names {
                 // A column the layout does not know (the rowid by one of its names) reads every column.
-                guard let position = index(name) else { return nil }
-                indexes.insert(position)
+                guard index(name) != nil else { return nil }
+                // The region's set of names is a Swift `Set`, which keeps one of two names that
+                // differ only in Unicode normalization: both columns count as read.
+                let folded = name.sqliteFolded
+                indexes.formUnion(layout.names.indices.filter { layout.names[$0] == folded })
             }
             readColumns = indexes
         }

@@ -44,10 +44,10 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
 
     /// Changes to `tables`: table name → rowids.
     public init(tables: [String: Set<Int64>] = [:]) {
-        storage = tables.map { Table(name: $0.key.lowercased(), rowids: Array($0.value), isChanged: true) }
+        storage = tables.map { Table(name: $0.key.sqliteFolded, rowids: Array($0.value), isChanged: true) }
     }
 
-    /// Table name (lowercased) → rowids inserted, updated or deleted. A table of a `WITHOUT ROWID`
+    /// Table name (ASCII-lowercased) → rowids inserted, updated or deleted. A table of a `WITHOUT ROWID`
     /// kind, or changed in a way the hook does not report row by row, has an empty set.
     public var tables: [String: Set<Int64>] {
         get {
@@ -58,7 +58,7 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
         set { storage = DatabaseChanges(tables: newValue).storage }
     }
 
-    /// The names (lowercased) of the changed tables. Unlike ``tables``, reading them builds nothing.
+    /// The names (ASCII-lowercased) of the changed tables. Unlike ``tables``, reading them builds nothing.
     public var changedTables: ChangedTables { ChangedTables(storage: storage) }
 
     /// The names of the changed tables.
@@ -84,7 +84,7 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Every row of `table` (lowercased) that changed, with its values before and after; nil
+    /// Every row of `table` (ASCII-lowercased) that changed, with its values before and after; nil
     /// unless all were recorded (only while an observer asks for the rows of the table, and only
     /// for ordinary tables of the main database changed row by row).
     public func rowChanges(in table: String) -> [RowChange]? {
@@ -94,7 +94,7 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
         return entry.rows
     }
 
-    /// True when `table` (lowercased) changed.
+    /// True when `table` (ASCII-lowercased) changed.
     public func contains(table: String) -> Bool {
         storage.contains { $0.isChanged && $0.name == table }
     }

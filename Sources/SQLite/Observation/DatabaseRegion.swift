@@ -6,7 +6,8 @@
 /// statement.readRegion   // items(done, title)
 /// ```
 ///
-/// Table names are lowercased, because SQL names are case-insensitive. A table read without
+/// Table and column names have their ASCII letters lowercased, because SQLite matches names
+/// ignoring the case of ASCII letters (and only of those). A table read without
 /// naming columns (`SELECT count(*) FROM items`) counts as read whole.
 ///
 /// It is also what a live query reads, whatever its database: ``everything`` when that cannot be
@@ -20,10 +21,10 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
         case only(Set<String>)
     }
 
-    /// Table name (lowercased) → the columns read.
+    /// Table name (ASCII-lowercased) → the columns read (ASCII-lowercased).
     public private(set) var tables: [String: Columns] = [:]
 
-    /// Table name (lowercased) → the part of it read, for the tables whose changed rows can be
+    /// Table name (ASCII-lowercased) → the part of it read, for the tables whose changed rows can be
     /// tested one by one (see ``Database/recordingReadRegion(scopingRows:_:)``). A table read
     /// and missing here is read whole.
     public internal(set) var rowScopes: [String: RowScope] = [:]
@@ -51,7 +52,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
 
     /// Adds a table, or one of its columns (nil or an empty name means the whole table).
     public mutating func insert(table: String, column: String?) {
-        let table = table.lowercased()
+        let table = table.sqliteFolded
         rowScopes.removeValue(forKey: table)
         guard let column, !column.isEmpty else {
             tables[table] = .all
@@ -60,10 +61,10 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
         switch tables[table] {
         case .all: break
         case .only(var columns):
-            columns.insert(column.lowercased())
+            columns.insert(column.sqliteFolded)
             tables[table] = .only(columns)
         case nil:
-            tables[table] = .only([column.lowercased()])
+            tables[table] = .only([column.sqliteFolded])
         }
     }
 

@@ -34,14 +34,14 @@ public final class ObservedTables: Sendable {
     /// table and check that it still holds with one atomic load.
     static let version = Atomic<UInt64>(1)
 
-    /// Selects `tables` (any case), or every table with `all`.
+    /// Selects `tables` (in any ASCII case), or every table with `all`.
     public init(_ tables: some Sequence<String> = [String](), all: Bool = false) {
-        selection = Lock(Selection(tables: Set(tables.map { $0.lowercased() }), all: all))
+        selection = Lock(Selection(tables: Set(tables.map(\.sqliteFolded)), all: all))
     }
 
     /// Replaces the selection.
     public func update(_ tables: some Sequence<String>, all: Bool = false) {
-        let tables = Set(tables.map { $0.lowercased() })
+        let tables = Set(tables.map(\.sqliteFolded))
         selection.withLock {
             $0.tables = tables
             $0.all = all
@@ -49,7 +49,7 @@ public final class ObservedTables: Sendable {
         Self.version.add(1, ordering: .releasing)
     }
 
-    /// Asks for the values of each changed row of `tables` (any case), before and after, in
+    /// Asks for the values of each changed row of `tables` (in any ASCII case), before and after, in
     /// ``DatabaseChanges/rowChanges(in:)``. Recording them costs each write; none are recorded
     /// while no observer asks.
     ///
@@ -57,8 +57,8 @@ public final class ObservedTables: Sendable {
     /// that inserts or deletes a row reports the table whole. That suits an observer that knows
     /// which columns it reads but not which rows: an insert or a delete changes it anyway.
     public func updateRowTables(_ tables: some Sequence<String>, updatesOnly: some Sequence<String> = [String]()) {
-        let tables = Set(tables.map { $0.lowercased() })
-        let updatesOnly = Set(updatesOnly.map { $0.lowercased() }).intersection(tables)
+        let tables = Set(tables.map(\.sqliteFolded))
+        let updatesOnly = Set(updatesOnly.map(\.sqliteFolded)).intersection(tables)
         selection.withLock {
             $0.rowTables = tables
             $0.updatesOnly = updatesOnly
@@ -66,7 +66,7 @@ public final class ObservedTables: Sendable {
         Self.version.add(1, ordering: .releasing)
     }
 
-    /// Which changed rows of `table` (lowercased) are wanted.
+    /// Which changed rows of `table` (ASCII-lowercased) are wanted.
     func rowInterest(in table: String) -> RowInterest {
         selection.withLock {
             guard $0.rowTables.contains(table) else { return .none }
@@ -79,7 +79,7 @@ public final class ObservedTables: Sendable {
         selection.withLock { !$0.rowTables.isEmpty }
     }
 
-    /// True when `table` (lowercased) is selected.
+    /// True when `table` (ASCII-lowercased) is selected.
     public func contains(_ table: String) -> Bool {
         selection.withLock { $0.all || $0.tables.contains(table) }
     }

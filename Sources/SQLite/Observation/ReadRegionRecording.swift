@@ -47,7 +47,7 @@ extension Database {
         var region = DatabaseRegion()
         // The statements may be gone; their SQL finds them, or prepares them again, in the cache.
         for sql in recording.sql {
-            var statementRegion = try cachedStatement(sql).readRegion
+            var statementRegion = try cachedStatement(sql.string).readRegion
             if scopingRows { try scope(&statementRegion, filters: recording.filters[sql]) }
             region = region.union(statementRegion)
         }
@@ -57,10 +57,10 @@ extension Database {
     /// Adds the row scopes of `region`'s tables: for a statement run only by query-builder
     /// requests on one table, with their filters; for any other, with its columns alone.
     private func scope(_ region: inout DatabaseRegion, filters: [(table: String, predicate: SQLExpression?)]?) throws {
-        let builderTable = filters?.first?.table.lowercased()
+        let builderTable = filters?.first?.table.sqliteFolded
         let isBuilderOnly =
             filters != nil && region.tables.count == 1 && region.tables.keys.first == builderTable
-            && filters!.allSatisfy { $0.table.lowercased() == builderTable }
+            && filters!.allSatisfy { $0.table.sqliteFolded == builderTable }
         for (table, columns) in region.tables {
             var predicates: [SQLExpression]?
             if isBuilderOnly, let filters, !filters.contains(where: { $0.predicate == nil }) {
@@ -71,14 +71,15 @@ extension Database {
     }
 }
 
-/// The SQL of the statements a connection started while a read region was being recorded.
+/// The SQL of the statements a connection started while a read region was being recorded, by
+/// its bytes (as the statement cache keys it).
 final class StatementRecording {
-    var sql: Set<String> = []
+    var sql: Set<ExactString> = []
     /// SQL → the filters of the query-builder requests that ran it; absent when any run of that
     /// SQL came from elsewhere.
-    var filters: [String: [(table: String, predicate: SQLExpression?)]] = [:]
+    var filters: [ExactString: [(table: String, predicate: SQLExpression?)]] = [:]
     /// SQL that ran from elsewhere than a query-builder request at least once.
-    var otherSQL: Set<String> = []
+    var otherSQL: Set<ExactString> = []
 }
 
 extension ChangeTracker {
@@ -86,7 +87,7 @@ extension ChangeTracker {
     /// reads the statement's text).
     func statementStarted(_ statement: OpaquePointer) {
         guard let text = sqlite3_sql(statement) else { return }
-        let sql = String(cString: text)
+        let sql = ExactString(String(cString: text))
         let builder = builderStatement.flatMap { $0.handle == statement ? $0 : nil }
         builderStatement = nil
         for recording in statementRecordings {

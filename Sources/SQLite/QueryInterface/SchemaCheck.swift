@@ -23,7 +23,7 @@ extension Database {
     }
 
     /// Returns the table's name as the schema spells it, or throws `SchemaError` when there is
-    /// no such table or view. Names match case-insensitively, as in SQL.
+    /// no such table or view. Names match ignoring the case of ASCII letters, as SQLite matches them.
     ///
     /// ```swift
     /// try db.checkTable("itemz")   // no such table: "itemz"; did you mean "items"?
@@ -62,9 +62,7 @@ extension Database {
 
     /// The exact name first, then one that differs only in ASCII case (SQL identifiers ignore it).
     static func match(_ name: String, in names: [String]) -> String? {
-        if names.contains(name) { return name }
-        let lowered = name.lowercased()
-        return names.first { $0.lowercased() == lowered }
+        names.first { $0.hasSameBytes(as: name) } ?? names.first { $0.sqliteNameMatches(name) }
     }
 
     /// The name at the smallest edit distance, if it is close enough to be a typo: at most a

@@ -4,7 +4,7 @@
 /// Queries are known by the engine's identifiers. A query enters as reading everything, until its
 /// first fetch reports its region.
 struct LiveQueryIndex {
-    /// Table (lowercased) → the queries whose region reads it.
+    /// Table (ASCII-lowercased) → the queries whose region reads it.
     private(set) var readersOfTable: [String: Set<Int>] = [:]
     /// The queries whose region is unknown: every change may change them.
     private(set) var readersOfEverything: Set<Int> = []

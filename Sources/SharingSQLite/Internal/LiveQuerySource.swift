@@ -49,7 +49,7 @@ package protocol LiveQuerySource: AnyObject, Sendable {
 /// Which tables the queries of an engine read: what its source needs to know to report only
 /// the changes that concern them.
 package struct IndexedTables: Equatable, Sendable {
-    /// The tables (lowercased) some query reads.
+    /// The tables (ASCII-lowercased) some query reads.
     package var tables: Set<String> = []
     /// Some query's region is unknown (it has not run yet, or failed): every change concerns it.
     package var all = false

@@ -143,7 +143,7 @@ struct ForeignKeyPath {
         _ name: String, at position: Int, in text: String, option: String, from schema: TableSchema, db: Database
     ) throws -> ForeignKeyPath {
         var steps: [Step] = []
-        if name.contains("."), !schema.columns.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+        if name.contains("."), !schema.columns.contains(where: { $0.name.sqliteNameMatches(name) }) {
             var offset = position
             for part in name.split(separator: ".", omittingEmptySubsequences: false) {
                 let length = part.unicodeScalars.count
@@ -183,7 +183,7 @@ struct ForeignKeyPath {
             return "(" + parts.map(\.from).joined(separator: ", ") + ") → " + parts[0].parent
                 + (to.count == parts.count ? "(" + to.joined(separator: ", ") + ")" : "")
         }
-        let matching = order.filter { id in keys[id]!.contains { $0.from.lowercased() == column.lowercased() } }
+        let matching = order.filter { id in keys[id]!.contains { $0.from.sqliteNameMatches(column) } }
         guard let id = matching.first else {
             let declared = order.map(describe)
             throw ForeignKeyError(

@@ -68,8 +68,8 @@ struct TableSchema {
     /// The column named `name` (exactly, or ignoring case as SQL does), or the `SchemaError` of
     /// the SQLite module, which lists the columns and suggests the closest.
     func column(_ name: String, in db: Database) throws -> ColumnInfo {
-        if let column = columns.first(where: { $0.name == name })
-            ?? columns.first(where: { $0.name.lowercased() == name.lowercased() })
+        if let column = columns.first(where: { $0.name.hasSameBytes(as: name) })
+            ?? columns.first(where: { $0.name.sqliteNameMatches(name) })
         {
             return column
         }

@@ -79,9 +79,10 @@ struct CSVReader: RecordReader {
             throw ImportError(file: file, line: recordLine, message: "column \(index + 1) of the header has no name")
         }
         let names = (0..<fieldCount).map { String(decoding: field($0), as: UTF8.self) }
-        var positions: [String: Int] = [:]
+        // Keyed as SQLite matches names: by bytes, ignoring the case of ASCII letters only.
+        var positions: [ExactString: Int] = [:]
         for (index, name) in names.enumerated() {
-            if let earlier = positions.updateValue(index, forKey: name.lowercased()) {
+            if let earlier = positions.updateValue(index, forKey: ExactString(name.sqliteFolded)) {
                 throw ImportError(
                     file: file, line: recordLine,
                     message:
@@ -107,8 +108,8 @@ struct CSVReader: RecordReader {
     mutating func readNumbers(inUntypedColumnsOf schema: TableSchema) {
         untyped = header.map { name in
             let column =
-                schema.columns.first { $0.name == name }
-                ?? schema.columns.first { $0.name.lowercased() == name.lowercased() }
+                schema.columns.first { $0.name.hasSameBytes(as: name) }
+                ?? schema.columns.first { $0.name.sqliteNameMatches(name) }
             return column?.affinity == .blob
         }
     }

@@ -42,4 +42,22 @@ struct StatementCacheTests {
         #expect(try cursor.next() == "eggs")
         #expect(try cursor.next() == nil)
     }
+
+    @Test("SQL texts that differ only in Unicode normalization are two statements, as SQLite reads them")
+    func normalization() throws {
+        let db = try Database()
+        let composed = String.quotedIdentifier("\u{E9}")
+        let decomposed = String.quotedIdentifier("e\u{301}")
+        try db.execute("CREATE TABLE \(composed)(x)")
+        try db.execute("CREATE TABLE \(decomposed)(x)")
+        try db.execute("INSERT INTO \(composed) VALUES (1)")
+        try db.execute("INSERT INTO \(decomposed) VALUES (2)")
+        #expect(try db.fetchOne(Int.self, "SELECT x FROM \(composed)") == 1)
+        #expect(try db.fetchOne(Int.self, "SELECT x FROM \(decomposed)") == 2)
+        _ = try db.fetchOne(Int.self, "SELECT 0")
+        #expect(try db.fetchOne(Int.self, "SELECT x FROM \(composed)") == 1)
+        #expect(try db.fetchOne(Int.self, "SELECT x FROM \(decomposed)") == 2)
+        #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM \(decomposed) WHERE 'e\u{301}' = '\u{E9}'") == 0)
+        #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM \(decomposed) WHERE '\u{E9}' = '\u{E9}'") == 1)
+    }
 }

@@ -88,4 +88,48 @@ struct StatementColumnsTests {
         #expect(try db.fetchAll(sql).isEmpty)
         #expect(try db.cachedStatement(sql).columnNames == ["id", "title", "extra"])
     }
+
+    /// A view dropped and created again over another table, with the same column names: the
+    /// statement that reads it is prepared again, and its read region must follow.
+    @Test("a statement's read region follows a view defined again over another table")
+    func viewDefinedAgain() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        try db.executeScript(
+            """
+            CREATE TABLE t1(id INTEGER PRIMARY KEY, user_id INTEGER);
+            CREATE TABLE t2(id INTEGER PRIMARY KEY, user_id INTEGER);
+            CREATE TABLE t3(id INTEGER PRIMARY KEY, user_id INTEGER);
+            CREATE VIEW v AS SELECT id, user_id FROM t1;
+            """)
+        let sql = "SELECT * FROM v"
+        _ = try db.fetchAll(sql)
+        #expect(try db.cachedStatement(sql).readRegion.tables.keys.sorted() == ["t1", "v"])
+        // On the connection that cached the statement.
+        try db.execute("DROP VIEW v")
+        try db.execute("CREATE VIEW v AS SELECT id, user_id FROM t2")
+        _ = try db.fetchAll(sql)
+        #expect(try db.cachedStatement(sql).readRegion.tables.keys.sorted() == ["t2", "v"])
+        // On another connection.
+        try other.executeScript("DROP VIEW v; CREATE VIEW v AS SELECT id, user_id FROM t3")
+        _ = try db.fetchAll(sql)
+        #expect(try db.cachedStatement(sql).readRegion.tables.keys.sorted() == ["t3", "v"])
+    }
+
+    /// Recording what the statement reads now prepares its SQL once more, which must not replace
+    /// the error of the run that SQLite prepared the statement again for.
+    @Test("the run that prepared a statement again reports its own error")
+    func errorOfTheRunThatPreparedAgain() throws {
+        let (folder, db, other) = try makeDatabases()
+        _ = folder
+        let sql = "INSERT INTO t(id, title) VALUES (?, ?)"
+        try db.execute(sql, [2, "x"])
+        try other.execute("CREATE INDEX t_title ON t(title)")
+        let error = #expect(throws: SQLiteError.self) { try db.execute(sql, [2, "y"]) }
+        #expect(error?.code == 19)  // SQLITE_CONSTRAINT
+        #expect(error?.message.contains("UNIQUE constraint failed: t.id") == true)
+        try other.execute("DROP INDEX t_title")
+        #expect(throws: SQLiteError.self) { try db.execute(sql, [2, "y"]) }
+        #expect(try db.cachedStatement(sql).readRegion.tables.isEmpty)
+    }
 }

@@ -102,4 +102,23 @@ struct ReadRegionTests {
         }
         #expect(region.description == "items(title)")
     }
+
+    /// SQLite folds the case of ASCII letters only when it matches names: `"Ärger"` and
+    /// `"ärger"` are two tables, `"Ä"` and `"ä"` two columns, and `"ÄRGER"` names `"Ärger"`.
+    @Test("names that differ in the case of non-ASCII letters are other tables and columns")
+    func nonASCIICase() throws {
+        let db = try Database()
+        try db.executeScript(
+            """
+            CREATE TABLE "Ärger"(id INTEGER PRIMARY KEY, "Ä", "ä");
+            CREATE TABLE "ärger"(id INTEGER PRIMARY KEY, b);
+            """)
+        let upper = try db.cachedStatement(#"SELECT "ä" FROM "ÄRGER""#).readRegion
+        #expect(upper.tables == ["Ärger": .only(["ä"])])
+        #expect(try db.cachedStatement(#"SELECT "Ä" FROM "Ärger""#).readRegion.tables == ["Ärger": .only(["Ä"])])
+        #expect(try db.cachedStatement(#"SELECT b FROM "ärger""#).readRegion.tables == ["ärger": .only(["b"])])
+        #expect(!upper.isModified(by: DatabaseChanges(tables: ["ärger": [1]])))
+        #expect(upper.isModified(by: DatabaseChanges(tables: ["ÄRGER": [1]])))
+        #expect(DatabaseRegion(tables: ["ÄRGER", "ärger"]).tables == ["Ärger": .all, "ärger": .all])
+    }
 }

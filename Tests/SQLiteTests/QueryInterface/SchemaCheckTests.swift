@@ -29,6 +29,20 @@ struct SchemaCheckTests {
         #expect(try db.columnNames(in: "f") == ["body"])
     }
 
+    /// SQLite matches names ignoring the case of ASCII letters only: `"ä"` does not name `"Ä"`,
+    /// and `"e\u{301}"` does not name `"\u{E9}"`.
+    @Test("names that differ in non-ASCII case or in Unicode normalization are unknown")
+    func nonASCIICase() throws {
+        let db = try Database()
+        try db.execute(#"CREATE TABLE "Ärger"(id INTEGER PRIMARY KEY, "Äpfel", "\#u{E9}")"#)
+        #expect(try db.checkTable("ÄRGER") == "Ärger")
+        #expect(try db.checkColumn("ÄPFEL", in: "Ärger") == "Äpfel")
+        #expect(throws: SchemaError.self) { try db.checkTable("ärger") }
+        #expect(throws: SchemaError.self) { try db.checkColumn("äpfel", in: "Ärger") }
+        #expect(throws: SchemaError.self) { try db.checkColumn("e\u{301}", in: "Ärger") }
+        #expect(throws: SchemaError.self) { try Table("Ärger").filter(Column("äpfel") == 1).checkSchema(db) }
+    }
+
     @Test("an unknown table lists the tables and suggests the closest")
     func unknownTable() throws {
         let db = try makeItemsDatabase()

@@ -72,4 +72,15 @@ struct TableSchemaTests {
         let error = try #require(throws: SchemaError.self) { try schema.column("titel", in: db) }
         #expect("\(error)".contains("Title"))
     }
+
+    /// SQLite matches names ignoring the case of ASCII letters only, so `"ä"` is no name for `"Ä"`.
+    @Test("Columns that differ in non-ASCII case or in Unicode normalization are other columns")
+    func nonASCIICase() throws {
+        let db = try Database()
+        try db.execute(#"CREATE TABLE k(id INTEGER PRIMARY KEY, "Äpfel" REAL, "\#u{E9}" TEXT)"#)
+        let schema = try TableSchema(db, table: "k")
+        #expect(try schema.column("ÄPFEL", in: db).affinity == .real)
+        #expect(throws: SchemaError.self) { try schema.column("äpfel", in: db) }
+        #expect(throws: SchemaError.self) { try schema.column("e\u{301}", in: db) }
+    }
 }

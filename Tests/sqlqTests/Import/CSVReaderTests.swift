@@ -59,6 +59,14 @@ struct CSVReaderTests {
         #expect(error("a,,c\n")?.message == "column 2 of the header has no name")
         #expect(error("")?.line == 1)
     }
+
+    /// SQLite matches column names ignoring the case of ASCII letters only.
+    @Test("A header names a column twice only as SQLite would read it")
+    func headerNames() throws {
+        #expect(error("Title,title\n1,2\n")?.message.contains("twice") == true)
+        #expect(try records("Ä,ä\n1,2\n").first?.columns == ["Ä", "ä"])
+        #expect(try records("\u{E9},e\u{301}\n1,2\n").first?.columns.count == 2)
+    }
 }
 
 @Suite("CSV reader, in chunks")
