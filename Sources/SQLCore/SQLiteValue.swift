@@ -9,6 +9,11 @@ import CSQLite
 /// ```
 ///
 /// Any supported Swift value converts with ``init(_:)``: `SQLiteValue(Date())`.
+///
+/// Values are equal when SQLite's `BINARY` comparison finds them equal within one storage class:
+/// text compares by its UTF-8 bytes, so canonically equivalent text in another Unicode
+/// normalization (`"\u{E9}"` and `"e\u{301}"`), which Swift's `String` finds equal, is another
+/// value here, as it is to SQLite. An integer never equals a real.
 public enum SQLiteValue: Hashable, Sendable {
     /// SQL NULL.
     case null
@@ -20,6 +25,40 @@ public enum SQLiteValue: Hashable, Sendable {
     case text(String)
     /// Raw bytes.
     case blob([UInt8])
+
+    @inlinable
+    public static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.integer(let a), .integer(let b)): a == b
+        case (.real(let a), .real(let b)): a == b
+        case (.text(let a), .text(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.blob(let a), .blob(let b)): a == b
+        default: false
+        }
+    }
+
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .integer(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3 as UInt8)
+            // By the bytes, as `==` compares: `String`'s own hash follows canonical equivalence.
+            hasher.combine(value.utf8.count)
+            for byte in value.utf8 { hasher.combine(byte) }
+        case .blob(let value):
+            hasher.combine(4 as UInt8)
+            hasher.combine(value)
+        }
+    }
 
     /// Converts any supported Swift value (Bool, Int, Double, String, Date, UUID, Data, Optionals…).
     @inlinable

@@ -59,4 +59,18 @@ struct SQLiteValueTests {
         #expect(SQLiteValue.blob([0xAB, 0x01]).description == "X'AB01'")
         #expect(SQLiteValue.null.description == "NULL")
     }
+
+    @Test("text is equal and hashed by its bytes, as SQLite's BINARY compares it")
+    func textComparesByBytes() {
+        let composed = SQLiteValue.text("\u{E9}")
+        let decomposed = SQLiteValue.text("e\u{301}")
+        // Swift's String finds them equal; SQLite's `SELECT 'é' = 'e' || char(769)` is 0.
+        #expect("\u{E9}" == "e\u{301}")
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed, .text("\u{E9}")]).count == 2)
+        #expect(composed == .text(String(decoding: [0xC3, 0xA9], as: UTF8.self)))
+        #expect(SQLiteValue.integer(5) != .real(5.0))
+        #expect(SQLiteValue.real(0.0) == .real(-0.0))
+        #expect(!SQLiteValue.real(0.0).isIdentical(to: .real(-0.0)))
+    }
 }

@@ -45,6 +45,10 @@ final class ChangeTracker {
     @exclusivity(unchecked) private var rowsVersion: UInt64 = 0
     /// True while every row change of the open transaction went through the pre-update hook.
     @exclusivity(unchecked) private var transactionRowsComplete = false
+    /// The main database's text encoding, read when the pre-update hook is installed and before
+    /// each schema change (it is fixed once the first table exists); nil when unknown, and then
+    /// no text value is reported.
+    @exclusivity(unchecked) private var textEncoding: RowFilter.TextEncoding? = .utf8
     /// Beyond this many rows in one table, a transaction reports the table without its rows:
     /// refetching its readers costs less than keeping and testing them all.
     private static let maxRecordedRows = 4_096
@@ -172,7 +176,8 @@ final class ChangeTracker {
     /// The pre-update hook: records the row's values before and after, for the tables whose
     /// rows an observer wants. Runs inside `sqlite3_step`, so it only reads what the hook offers.
     private func rowWillChange(
-        connection: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>
+        connection: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>,
+        oldRowid: Int64, newRowid: Int64
     ) {
         guard let hook = PreupdateHook.functions else { return }
         let index = tableIndex(quicklySpelledAs: table)
@@ -190,20 +195,54 @@ final class ChangeTracker {
             return
         }
         let count = hook.count(connection)
+        var isExact = true
         func values(_ read: PreupdateHook.Value) -> [SQLiteValue] {
             var values: [SQLiteValue] = []
             values.reserveCapacity(Int(count))
             for column in 0..<count {
                 var value: OpaquePointer?
                 _ = read(connection, column, &value)
-                values.append(PreupdateHook.read(value))
+                if let encoding = textEncoding, let read = PreupdateHook.read(value, encoding: encoding) {
+                    values.append(read)
+                } else {
+                    isExact = false
+                    values.append(.null)
+                }
             }
             return values
         }
-        pending.storage[index].rows.append(
-            DatabaseChanges.RowChange(
-                old: operation == SQLITE_INSERT ? nil : values(hook.old),
-                new: operation == SQLITE_DELETE ? nil : values(hook.new)))
+        let old = operation == SQLITE_INSERT ? nil : values(hook.old)
+        let new = operation == SQLITE_DELETE ? nil : values(hook.new)
+        // An update that moves the row to another rowid changes the order of an unsorted scan
+        // even when no value changes: it counts as the old row deleted and the new one inserted.
+        let movesRow = operation == SQLITE_UPDATE && oldRowid != newRowid
+        guard isExact, !movesRow || interest == .all else {
+            pending.storage[index].rowsComplete = false
+            pending.storage[index].rows = []
+            return
+        }
+        if movesRow {
+            pending.storage[index].rows.append(DatabaseChanges.RowChange(old: old, new: nil))
+            pending.storage[index].rows.append(DatabaseChanges.RowChange(old: nil, new: new))
+        } else {
+            pending.storage[index].rows.append(DatabaseChanges.RowChange(old: old, new: new))
+        }
+    }
+
+    /// The text encoding of the main database of `connection`, or nil when it cannot be read.
+    private static func textEncoding(of connection: OpaquePointer) -> RowFilter.TextEncoding? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(connection, "PRAGMA main.encoding", -1, &statement, nil) == SQLITE_OK else {
+            return nil
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+        switch String(cString: text) {
+        case "UTF-8": return .utf8
+        case "UTF-16le": return .utf16le
+        case "UTF-16be": return .utf16be
+        default: return nil
+        }
     }
 
     private func rowInterest(_ index: Int) -> ObservedTables.RowInterest {
@@ -235,11 +274,13 @@ final class ChangeTracker {
         if wanted {
             _ = hook.install(
                 connection,
-                { context, connection, operation, database, table, _, _ in
+                { context, connection, operation, database, table, oldRowid, newRowid in
                     guard let context, let connection, let database, let table else { return }
                     Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().rowWillChange(
-                        connection: connection, operation: operation, database: database, table: table)
+                        connection: connection, operation: operation, database: database, table: table,
+                        oldRowid: oldRowid, newRowid: newRowid)
                 }, Unmanaged.passUnretained(self).toOpaque())
+            textEncoding = Self.textEncoding(of: connection)
             // A transaction that changed nothing yet has all its rows ahead of it.
             if changedIndexes.isEmpty { transactionRowsComplete = true }
         } else {
@@ -264,6 +305,7 @@ final class ChangeTracker {
         }
         guard hooksInstalled else { return }
         updateRowRecording()
+        if recordsRows && statement.changesSchema, let connection { textEncoding = Self.textEncoding(of: connection) }
         // The update hook does not report every change: not those to a table `WITHOUT ROWID`,
         // nor schema changes.
         for table in statement.writtenTables {

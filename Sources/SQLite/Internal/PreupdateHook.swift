@@ -46,18 +46,36 @@ enum PreupdateHook {
         sqlite3_compileoption_used(name) != 0
     }
 
-    /// Reads one value the hook reports.
-    static func read(_ value: OpaquePointer?) -> SQLiteValue {
+    /// Reads one value the hook reports, or nil when a `SQLiteValue` cannot hold it exactly:
+    /// text that is not valid in the database's `encoding` (a `CAST` of bytes can store it)
+    /// would compare as other bytes than SQLite's.
+    static func read(_ value: OpaquePointer?, encoding: RowFilter.TextEncoding) -> SQLiteValue? {
         guard let value else { return .null }
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
         case SQLITE_TEXT:
-            guard let text = sqlite3_value_text(value) else { return .text("") }
-            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-            // Text that is not UTF-8 stays bytes, which compare with no filter value.
-            guard let string = String(validating: bytes, as: UTF8.self) else { return .blob(Array(bytes)) }
-            return .text(string)
+            switch encoding {
+            case .utf8:
+                guard let text = sqlite3_value_text(value) else { return .text("") }
+                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+                return String(validating: bytes, as: UTF8.self).map(SQLiteValue.text)
+            case .utf16le, .utf16be:
+                // The stored bytes: the conversion to UTF-8 that `sqlite3_value_text` makes joins
+                // an unpaired surrogate with the unit after it, as if they were a pair. On text
+                // stored in UTF-16, `sqlite3_value_bytes16` counts them without converting.
+                let count = Int(sqlite3_value_bytes16(value))
+                guard count > 0, let raw = sqlite3_value_blob(value) else { return .text("") }
+                guard count % 2 == 0 else { return nil }
+                let bytes = UnsafeRawBufferPointer(start: raw, count: count)
+                let isLittleEndian = encoding == .utf16le
+                let units = stride(from: 0, to: count, by: 2).lazy.map { offset -> UInt16 in
+                    let first = UInt16(bytes[offset])
+                    let second = UInt16(bytes[offset + 1])
+                    return isLittleEndian ? first | second << 8 : first << 8 | second
+                }
+                return String(validating: units, as: UTF16.self).map(SQLiteValue.text)
+            }
         case SQLITE_BLOB:
             let count = Int(sqlite3_value_bytes(value))
             guard count > 0, let bytes = sqlite3_value_blob(value) else { return .blob([]) }

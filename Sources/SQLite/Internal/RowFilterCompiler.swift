@@ -183,6 +183,7 @@ struct RowFilterCompiler {
 struct RowLayout {
     var names: [String]
     var traits: [RowFilter.ColumnTraits]
+    var encoding: RowFilter.TextEncoding
 }
 
 extension Database {
@@ -215,10 +216,18 @@ extension Database {
         // reports as a write. The name comes from the authorizer, and is quoted.
         let columns = try fetchAll("PRAGMA main.table_xinfo(\(String.quotedIdentifier(table)))")
         guard !columns.isEmpty, try columns.allSatisfy({ try ($0[6] as Int) == 0 }) else { return nil }
+        let encoding: RowFilter.TextEncoding
+        switch try fetchOne(String.self, "PRAGMA main.encoding") {
+        case "UTF-8": encoding = .utf8
+        case "UTF-16le": encoding = .utf16le
+        case "UTF-16be": encoding = .utf16be
+        default: return nil
+        }
         var names: [String] = []
         var traits: [RowFilter.ColumnTraits] = []
         for column in columns {
             let name: String = try column[1]
+            let defaultValue: String? = try column[4]
             var type: UnsafePointer<CChar>?
             var collation: UnsafePointer<CChar>?
             guard
@@ -229,9 +238,10 @@ extension Database {
             traits.append(
                 RowFilter.ColumnTraits(
                     affinity: RowFilter.Affinity(declaredType: type.map { String(cString: $0) } ?? ""),
-                    isBinary: collation.map { String(cString: $0).sqliteFolded == "binary" } ?? true))
+                    isBinary: collation.map { String(cString: $0).sqliteFolded == "binary" } ?? true,
+                    nullMayBeDefault: defaultValue.map { $0.sqliteFolded != "null" } ?? false))
         }
-        return RowLayout(names: names, traits: traits)
+        return RowLayout(names: names, traits: traits, encoding: encoding)
     }
 
     /// The scope of `table` for a query that reads `columns` of it, in the rows that may match
@@ -263,9 +273,11 @@ extension Database {
                     compiled = nil
                     break
                 }
-                compiled!.append(RowFilter(root: node, columns: layout.traits))
+                compiled!.append(RowFilter(root: node, columns: layout.traits, encoding: layout.encoding))
             }
         }
-        return RowScope(columnCount: layout.names.count, readColumns: readColumns, filters: compiled)
+        let defaulted = Set(layout.traits.indices.filter { layout.traits[$0].nullMayBeDefault })
+        return RowScope(
+            columnCount: layout.names.count, readColumns: readColumns, filters: compiled, defaultedColumns: defaulted)
     }
 }

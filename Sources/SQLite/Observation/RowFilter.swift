@@ -4,11 +4,18 @@
 /// Live values use it to skip the refetch of a query that no changed row can affect: a row that
 /// matched neither before nor after the change.
 ///
+/// The rule: it answers "cannot match" only where it computes exactly what SQLite would, and
+/// "may match" everywhere else, so that a wrong answer costs a refetch and never leaves a live
+/// value stale.
+///
 /// It evaluates exactly: comparisons, `IN`, `BETWEEN`, `IS NULL` and their combinations with
-/// `AND`, `OR` and `NOT`, in SQL's three-valued logic, on columns compared with bound values.
+/// `AND`, `OR` and `NOT`, in SQL's three-valued logic, on columns compared with bound values:
+/// integers and reals compared exactly as SQLite does at any magnitude, and text under `BINARY`
+/// compared by its bytes in the database's encoding (never by Swift's canonical equivalence).
 /// It answers "may match" for `LIKE` and `GLOB` (`PRAGMA case_sensitive_like` changes them),
-/// two columns compared, text compared under a collation other than `BINARY`, and values of
-/// different storage classes where column affinity could convert one of them.
+/// two columns compared, text compared under a collation other than `BINARY`, values of
+/// different storage classes where column affinity could convert one of them, and an old NULL
+/// in a column with a default (see ``ColumnTraits/nullMayBeDefault``).
 public struct RowFilter: Hashable, Sendable {
     /// The column affinities that decide how SQLite converts a bound value before comparing.
     enum Affinity: Hashable, Sendable {
@@ -36,6 +43,16 @@ public struct RowFilter: Hashable, Sendable {
         var affinity: Affinity
         /// The column's collation is `BINARY`.
         var isBinary: Bool
+        /// The column has a default other than NULL. For a row stored before the column was
+        /// added (`ALTER TABLE … ADD COLUMN … DEFAULT`), SQLite's pre-update hook reports NULL as
+        /// the old value rather than the default, so an old NULL here is not known.
+        var nullMayBeDefault = false
+    }
+
+    /// How the database stores text: `BINARY` compares the stored bytes, whose order differs
+    /// between UTF-8 and UTF-16 for some characters.
+    enum TextEncoding: Hashable, Sendable {
+        case utf8, utf16le, utf16be
     }
 
     enum Operator: Hashable, Sendable {
@@ -62,11 +79,24 @@ public struct RowFilter: Hashable, Sendable {
     let root: Node
     /// Per column of the table, in the order of the row's values.
     let columns: [ColumnTraits]
+    let encoding: TextEncoding
+
+    init(root: Node, columns: [ColumnTraits], encoding: TextEncoding = .utf8) {
+        self.root = root
+        self.columns = columns
+        self.encoding = encoding
+    }
 
     /// True when SQLite could find the row (its values in table order) to satisfy the filter.
     public func mayMatch(_ row: [SQLiteValue]) -> Bool {
+        mayMatch(row, isOld: false)
+    }
+
+    /// With `isOld`, the row is a changed row's values before the change, as the pre-update hook
+    /// reports them: a NULL in a column with a default may stand for that default.
+    func mayMatch(_ row: [SQLiteValue], isOld: Bool) -> Bool {
         guard row.count == columns.count else { return true }
-        switch evaluate(root, row) {
+        switch evaluate(root, row, isOld) {
         case .yes, .unknown: return true
         case .no, .null: return false
         }
@@ -93,17 +123,17 @@ public struct RowFilter: Hashable, Sendable {
     }
 
     /// A value's key in an index of equality filters: integral reals become integers, since
-    /// SQLite finds `5.0 = 5`.
+    /// SQLite finds `5.0 = 5`. SQLite compares an integer with a real exactly, at any magnitude,
+    /// so they are equal exactly when the real is a whole number in `Int64`'s range that equals
+    /// the integer, which is when their keys are equal.
     public static func indexKey(_ value: SQLiteValue) -> SQLiteValue {
-        if case .real(let double) = value, let integer = Int64(exactly: double), abs(integer) <= 1 << 53 {
-            return .integer(integer)
-        }
+        if case .real(let double) = value, let integer = Int64(exactly: double) { return .integer(integer) }
         return value
     }
 
-    /// True when SQLite's equality with `value` in `column` holds exactly when the index keys
-    /// are equal (Swift's text equality is coarser than SQLite's bytes, which only adds
-    /// candidates that the evaluation then rejects).
+    /// True when SQLite's equality with `value` in `column` holds only when the index keys are
+    /// equal (Swift's text equality is coarser than SQLite's bytes, which only adds candidates
+    /// that the evaluation then rejects).
     private func isIndexable(_ value: SQLiteValue, in column: Int) -> Bool {
         let traits = columns[column]
         switch value {
@@ -115,27 +145,30 @@ public struct RowFilter: Hashable, Sendable {
 
     // MARK: Evaluation
 
-    private func evaluate(_ node: Node, _ row: [SQLiteValue]) -> Truth {
+    private func evaluate(_ node: Node, _ row: [SQLiteValue], _ isOld: Bool) -> Truth {
         switch node {
         case .truth(let value):
             return value ? .yes : .no
         case .unknown:
             return .unknown
         case .isNull(let column, let negated):
+            if isOld && row[column].isNull && columns[column].nullMayBeDefault { return .unknown }
             return row[column].isNull != negated ? .yes : .no
         case .comparison(let column, let op, let value):
+            if isOld && row[column].isNull && columns[column].nullMayBeDefault { return .unknown }
             return compare(row[column], op, value, columns[column])
         case .inList(let column, let values):
+            if isOld && row[column].isNull && columns[column].nullMayBeDefault { return .unknown }
             var truths: [Truth] = []
             truths.reserveCapacity(values.count)
             for value in values { truths.append(compare(row[column], .equal, value, columns[column])) }
             return Self.or(truths)
         case .and(let nodes):
-            return Self.and(nodes.map { evaluate($0, row) })
+            return Self.and(nodes.map { evaluate($0, row, isOld) })
         case .or(let nodes):
-            return Self.or(nodes.map { evaluate($0, row) })
+            return Self.or(nodes.map { evaluate($0, row, isOld) })
         case .not(let node):
-            switch evaluate(node, row) {
+            switch evaluate(node, row, isOld) {
             case .yes: return .no
             case .no: return .yes
             case let other: return other
@@ -157,7 +190,9 @@ public struct RowFilter: Hashable, Sendable {
 
     private func compare(_ stored: SQLiteValue, _ op: Operator, _ bound: SQLiteValue, _ traits: ColumnTraits) -> Truth {
         if stored.isNull || bound.isNull { return .null }
-        guard let order = Self.order(stored, bound, traits) else { return .unknown }
+        // SQLite binds a NaN as NULL.
+        if case .real(let double) = bound, double.isNaN { return .null }
+        guard let order = order(stored, bound, traits) else { return .unknown }
         let result: Bool
         switch op {
         case .equal: result = order == 0
@@ -172,33 +207,59 @@ public struct RowFilter: Hashable, Sendable {
 
     /// The sign of `stored - bound` as SQLite compares them, or nil when affinity or collation
     /// could make SQLite answer otherwise than a plain comparison.
-    private static func order(_ stored: SQLiteValue, _ bound: SQLiteValue, _ traits: ColumnTraits) -> Int? {
+    private func order(_ stored: SQLiteValue, _ bound: SQLiteValue, _ traits: ColumnTraits) -> Int? {
         switch (stored, bound) {
         case (.integer(let a), .integer(let b)):
             return traits.affinity == .text ? nil : (a < b ? -1 : a == b ? 0 : 1)
         case (.real(let a), .real(let b)):
-            return traits.affinity == .text ? nil : (a < b ? -1 : a == b ? 0 : 1)
+            guard traits.affinity != .text, !a.isNaN else { return nil }
+            return a < b ? -1 : a == b ? 0 : 1
         case (.integer(let a), .real(let b)):
-            guard traits.affinity != .text, abs(a) <= 1 << 53 else { return nil }
-            let a = Double(a)
-            return a < b ? -1 : a == b ? 0 : 1
+            guard traits.affinity != .text, !b.isNaN else { return nil }
+            return Self.compare(a, b)
         case (.real(let a), .integer(let b)):
-            guard traits.affinity != .text, abs(b) <= 1 << 53 else { return nil }
-            let b = Double(b)
-            return a < b ? -1 : a == b ? 0 : 1
+            guard traits.affinity != .text, !a.isNaN else { return nil }
+            return -Self.compare(b, a)
         case (.text(let a), .text(let b)):
             guard (traits.affinity == .text || traits.affinity == .blob) && traits.isBinary else { return nil }
-            return bytes(Array(a.utf8), Array(b.utf8))
+            switch encoding {
+            case .utf8: return Self.bytes(a.utf8, b.utf8)
+            case .utf16be: return Self.bytes(a.utf16, b.utf16)
+            case .utf16le: return Self.bytes(a.utf16.lazy.map(\.byteSwapped), b.utf16.lazy.map(\.byteSwapped))
+            }
         case (.blob(let a), .blob(let b)):
-            return bytes(a, b)
+            return Self.bytes(a, b)
         default:
             return nil
         }
     }
 
-    /// memcmp order, the shorter first on a common prefix: SQLite's for BINARY text and blobs.
-    private static func bytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
-        return a.count < b.count ? -1 : a.count == b.count ? 0 : 1
+    /// The sign of `integer - real`, exact at any magnitude, as SQLite's `sqlite3IntFloatCompare`
+    /// finds it. (Converting the integer to a double rounds beyond 2^53.)
+    static func compare(_ integer: Int64, _ real: Double) -> Int {
+        if real < -9_223_372_036_854_775_808.0 { return 1 }
+        if real >= 9_223_372_036_854_775_808.0 { return -1 }
+        // In range: the conversion truncates toward zero, and cannot trap.
+        let truncated = Int64(real)
+        if integer != truncated { return integer < truncated ? -1 : 1 }
+        // Equal to the whole part: the fraction (below 2^52 only, where it is exact) decides.
+        let fraction = real - Double(truncated)
+        return fraction > 0 ? -1 : fraction < 0 ? 1 : 0
+    }
+
+    /// memcmp order of the code units (in memory order), the shorter first on a common prefix:
+    /// SQLite's for BINARY text and blobs. Little-endian UTF-16 is compared as its units with
+    /// their bytes swapped, which orders them as memcmp orders their bytes.
+    private static func bytes<C: Collection>(_ a: C, _ b: C) -> Int where C.Element: FixedWidthInteger {
+        var left = a.makeIterator()
+        var right = b.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            }
+        }
     }
 }

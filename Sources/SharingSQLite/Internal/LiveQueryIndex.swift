@@ -18,6 +18,10 @@ struct LiveQueryIndex {
     private var readersOfValue: [String: [Int: [SQLiteValue: Set<Int>]]] = [:]
     /// Table → the scoped queries not in `readersOfValue`, tested for every changed row.
     private var unindexedScopes: [String: Set<Int>] = [:]
+    /// Table → the columns whose old NULL may stand for a default (``RowScope/defaultedColumns``):
+    /// an old row with NULL there is tested by every reader indexed on the column. Kept while the
+    /// table has scoped readers.
+    private var defaultedColumnsOfTable: [String: Set<Int>] = [:]
 
     /// How many queries the index lists.
     var count: Int { readersOfTable.values.reduce(readersOfEverything) { $0.union($1) }.count }
@@ -43,6 +47,9 @@ struct LiveQueryIndex {
                     continue
                 }
                 scopesOfTable[table, default: [:]][id] = scope
+                if !scope.defaultedColumns.isEmpty {
+                    defaultedColumnsOfTable[table, default: []].formUnion(scope.defaultedColumns)
+                }
                 if let (column, values) = Self.equalityKeys(of: scope) {
                     for value in values {
                         readersOfValue[table, default: [:]][column, default: [:]][value, default: []].insert(id)
@@ -68,7 +75,10 @@ struct LiveQueryIndex {
                     }
                     continue
                 }
-                if scopesOfTable[table]?.isEmpty == true { scopesOfTable.removeValue(forKey: table) }
+                if scopesOfTable[table]?.isEmpty == true {
+                    scopesOfTable.removeValue(forKey: table)
+                    defaultedColumnsOfTable.removeValue(forKey: table)
+                }
                 if let (column, values) = Self.equalityKeys(of: scope) {
                     for value in values {
                         readersOfValue[table]?[column]?[value]?.remove(id)
@@ -101,16 +111,18 @@ struct LiveQueryIndex {
         var affected = wholeReadersOfTable[table] ?? []
         let indexed = readersOfValue[table] ?? [:]
         let unindexed = unindexedScopes[table] ?? []
+        let defaulted = defaultedColumnsOfTable[table] ?? []
         func test(_ id: Int, _ row: DatabaseChanges.RowChange) {
             guard !affected.contains(id), let scope = scopes[id] else { return }
             if scope.isAffected(old: row.old, new: row.new) { affected.insert(id) }
         }
         for row in rows {
             for (column, readers) in indexed {
-                for values in [row.old, row.new] {
+                for (values, isOld) in [(row.old, true), (row.new, false)] {
                     guard let values else { continue }
-                    // A row of another shape than the one indexed: every reader tests it.
-                    guard column < values.count else {
+                    // A row of another shape than the one indexed, or an old NULL that may stand
+                    // for the column's default: every reader tests it.
+                    guard column < values.count, !(isOld && values[column].isNull && defaulted.contains(column)) else {
                         for set in readers.values { for id in set { test(id, row) } }
                         continue
                     }

@@ -72,6 +72,64 @@ import Testing
         #expect(seen.values.last?.0 == nil, "a delete in an updates-only table was reported row by row")
     }
 
+    @Test func aRowMovedToAnotherRowidIsReportedDeletedAndInserted() throws {
+        try #require(PreupdateHook.functions != nil)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute("CREATE TABLE r(user_id INTEGER, body TEXT)")
+            try db.execute("INSERT INTO r VALUES (1, 'a'), (1, 'b')")
+        }
+        let tables = ObservedTables(["r"])
+        tables.updateRowTables(["r"])
+        let seen = Box()
+        try queue.write { db in
+            _ = db.addChangeObserver(observing: tables) { changes in
+                seen.values.append((changes.rowChanges(in: "r"), nil))
+            }
+        }
+        // No value changes, yet an unsorted scan now returns the row first.
+        try queue.write { db in try db.execute("UPDATE r SET rowid = 0 WHERE rowid = 2") }
+        #expect(
+            seen.values.last?.0 == [
+                DatabaseChanges.RowChange(old: [.integer(1), .text("b")], new: nil),
+                DatabaseChanges.RowChange(old: nil, new: [.integer(1), .text("b")]),
+            ])
+        // Where only updates are recorded, the table is reported whole.
+        tables.updateRowTables(["r"], updatesOnly: ["r"])
+        try queue.write { db in try db.execute("UPDATE r SET rowid = 5 WHERE rowid = 0") }
+        #expect(seen.values.count == 2)
+        #expect(seen.values.last?.0 == nil)
+    }
+
+    @Test func textOfAUTF16DatabaseIsReadAsStoredOrTheTableIsReportedWhole() throws {
+        try #require(PreupdateHook.functions != nil)
+        for (encoding, invalid) in [("UTF-16le", "x'00D86100'"), ("UTF-16be", "x'D8000061'")] {
+            let queue = try DatabaseQueue()
+            try queue.writeWithoutTransaction { db in
+                try db.execute("PRAGMA encoding = '\(encoding)'")
+                try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, a TEXT)")
+            }
+            let tables = ObservedTables(["t"])
+            tables.updateRowTables(["t"])
+            let seen = Box()
+            try queue.write { db in
+                _ = db.addChangeObserver(observing: tables) { changes in
+                    seen.values.append((changes.rowChanges(in: "t"), nil))
+                }
+            }
+            try queue.write { db in try db.execute("INSERT INTO t(a) VALUES ('\u{101}\u{10061}')") }
+            #expect(
+                seen.values.last?.0 == [
+                    DatabaseChanges.RowChange(old: nil, new: [.integer(1), .text("\u{101}\u{10061}")])
+                ])
+            // SQLite's conversion to UTF-8 would make the unpaired surrogate and the letter after it
+            // one character, U+10061: the row cannot be reported as it is stored.
+            try queue.write { db in try db.execute("INSERT INTO t(a) VALUES (CAST(\(invalid) AS TEXT))") }
+            #expect(seen.values.count == 2)
+            #expect(seen.values.last?.0 == nil, "\(encoding): text not valid in the database's encoding was reported")
+        }
+    }
+
     @Test func aRecordedRegionScopesTheRowsOfBuilderFilters() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
