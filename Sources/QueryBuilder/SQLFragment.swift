@@ -19,6 +19,19 @@ package struct SQLFragment: Hashable, Sendable {
         case foreignIdentifier(String)
         /// A value, rendered as `?` and bound.
         case binding(SQLiteValue)
+        /// A Swift value with no stored form (a `Date` past year 9999): rendered as a placeholder
+        /// bound to NULL, and reported by the renderer, so that the request throws when it runs.
+        case invalidValue(ValueConversionError)
+
+        /// The binding of `value`, or the reason it has none.
+        @inlinable
+        package static func binding(of value: some SQLiteValueConvertible) -> Segment {
+            do {
+                return .binding(try value.sqliteValue)
+            } catch {
+                return .invalidValue(ValueConversionError(error, of: value))
+            }
+        }
     }
 
     @usableFromInline package var segments: [Segment]
@@ -59,6 +72,8 @@ package final class SQLRenderer {
     /// The first construct the dialect cannot express (PostgreSQL has no `GLOB`), if any: the
     /// rendered SQL must not run.
     package private(set) var unsupported: String?
+    /// The first value with no stored form, if any: the rendered SQL must not run.
+    package private(set) var invalidValue: ValueConversionError?
     // Only used by one rendering at a time; dynamic exclusivity checks would cost more than
     // the appends.
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
@@ -92,6 +107,7 @@ package final class SQLRenderer {
         count = 0
         arguments.removeAll(keepingCapacity: true)
         unsupported = nil
+        invalidValue = nil
     }
 
     @inline(__always)
@@ -182,7 +198,15 @@ package final class SQLRenderer {
         case .sql(let text): append(text: text)
         case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
         case .binding(let value): appendBinding(value)
+        case .invalidValue(let error):
+            if invalidValue == nil { invalidValue = error }
+            appendBinding(.null)
         }
+    }
+
+    /// Throws the first value with no stored form: a request that holds one must not run.
+    package func checkValues() throws(ValueConversionError) {
+        if let invalidValue { throw invalidValue }
     }
 
     /// A fragment in PostgreSQL's dialect: the pieces whose meaning depends on their neighbours.

@@ -32,7 +32,7 @@ struct BuilderDifferentialTests {
             for row in rows { try await pg.execute("INSERT INTO items VALUES ($1, $2, $3, $4, $5)", row) }
             for iteration in 0..<Self.iterations {
                 let request = Self.randomRequest(using: &random)
-                let context = "seed \(seed), request \(iteration): \(request.rendered(.postgreSQL).sql)"
+                let context = "seed \(seed), request \(iteration): \(try request.rendered(.postgreSQL).sql)"
                 let expected = try await sqlite.read { db in try request.fetchAll(db) }
                 let actual = try await request.fetchAll(pg)
                 #expect(actual == expected, "\(context)")

@@ -322,7 +322,7 @@ struct FilterLexer {
         let fields = time.prefix(8).split(separator: ":").compactMap { Int($0.prefix(2)) }
         guard fields.count >= 2, fields[0] < 24, fields[1] < 60, fields.count < 3 || fields[2] < 60 else { return nil }
         guard let date = Date(sqliteValue: .text(text)) else { return nil }
-        return SQLiteValue(date)
+        return try? SQLiteValue(date)
     }
 }
 
