@@ -114,3 +114,24 @@ struct TypeMappingTests {
         }
     }
 }
+
+@Suite(.postgreSQLInstalled)
+struct NaNBindingTests {
+    /// SQLite binds NaN as NULL; PostgreSQL would store it (and find it equal to itself). Bound
+    /// as NULL on both, a request gives the same rows and a NOT NULL column refuses it on both.
+    @Test func aNaNBindsAsNULLAsOnSQLite() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute(
+                "CREATE TABLE readings(id INTEGER PRIMARY KEY, value DOUBLE PRECISION NOT NULL, maybe DOUBLE PRECISION)"
+            )
+            let violation = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO readings VALUES (1, $1, NULL)", [.real(.nan)])
+            }
+            #expect(violation?.kind == .notNull)
+            #expect(violation?.description.contains("NaN is stored as NULL") == true)
+            try await db.execute("INSERT INTO readings VALUES (1, 1.5, $1)", [.real(.nan)])
+            #expect(try await db.fetchAll("SELECT maybe FROM readings").first?.value(at: 0) == .null)
+            #expect(try await Table("readings").filter(Column("value") != Double.nan).fetchCount(db) == 0)
+        }
+    }
+}
