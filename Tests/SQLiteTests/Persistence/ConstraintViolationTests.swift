@@ -78,6 +78,10 @@ import Testing
             try Table("readings").all().updateAll(db, Column("value").set(to: Double.nan))
         }
         #expect(update?.description.contains("NaN is stored as NULL by SQLite") == true)
+        let raw = #expect(throws: SQLiteError.self) {
+            try db.execute("INSERT INTO readings VALUES (2, ?)", [.real(.nan)])
+        }
+        #expect(raw?.description.contains("NaN is stored as NULL by SQLite") == true)
         // In a filter, NaN is NULL too: it matches nothing, rather than failing.
         #expect(try Table("readings").filter(Column("value") != Double.nan).fetchCount(db) == 0)
     }
