@@ -23,11 +23,30 @@ struct BuilderDifferentialTests {
     /// letters only, as SQLite's does.
     @Test(arguments: seeds)
     func randomRequestsReturnTheSameRowsUnderAnICULocale(seed: UInt64) async throws {
-        try await compare(
-            seed: seed, databaseOptions: "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8' TEMPLATE template0")
+        try await compare(seed: seed, databaseOptions: Self.icu)
     }
 
-    func compare(seed: UInt64, databaseOptions: String) async throws {
+    static let icu = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8' TEMPLATE template0"
+
+    /// The requests that failed or differed on PostgreSQL, each with SQLite's rows.
+    @Test(arguments: ["", icu])
+    func numbersOfOtherTypesAndNonASCIILettersGiveSQLitesRows(databaseOptions: String) async throws {
+        let priority = Column("priority")
+        let title = Column("title")
+        let big = Column("big")
+        try await compare(
+            seed: 1, databaseOptions: databaseOptions,
+            requests: [
+                priority > 2.5, priority < 3_000_000_000, priority.like("1%"), priority >= 2.0, priority < -3e9,
+                title.like("%é%"), title.contains("É"), title.like("ÉTÉ"), title.hasPrefix("é"),
+                big == 9_007_199_254_740_993, big < 9_007_199_254_740_994.0, big > 9.3e18, big.like("-%"),
+            ].map { Table("items").filter($0).sort(Column("id")) })
+    }
+
+    /// Runs `requests`, or random ones from `seed`, on both databases and compares their rows.
+    func compare(
+        seed: UInt64, databaseOptions: String, requests fixed: [QueryInterfaceRequest<Row>]? = nil
+    ) async throws {
         var random = SeededGenerator(seed: seed)
         let rows = (1...80).map { id in Self.randomRow(id: id, using: &random) }
         let sqlite = try DatabaseQueue()
@@ -49,8 +68,9 @@ struct BuilderDifferentialTests {
                 """
             )
             for row in rows { try await pg.execute("INSERT INTO items VALUES ($1, $2, $3, $4, $5, $6)", row) }
-            for iteration in 0..<Self.iterations {
-                let request = Self.randomRequest(textOrder: databaseOptions.isEmpty, using: &random)
+            for iteration in 0..<(fixed?.count ?? Self.iterations) {
+                let request =
+                    fixed?[iteration] ?? Self.randomRequest(textOrder: databaseOptions.isEmpty, using: &random)
                 let context = "seed \(seed), request \(iteration): \(try request.rendered(.postgreSQL).sql)"
                 let expected = try await sqlite.read { db in try request.fetchAll(db) }
                 let actual = try await request.fetchAll(pg)
