@@ -234,11 +234,12 @@ package final class SQLRenderer {
         if !escaped { appendRaw(Self.noLikeEscape) }
     }
 
-    /// Where the left operand of each `LIKE ?` in `segments` starts: the operand is one atom (a
-    /// name, a value, or a parenthesized group, as the builders write it), found by walking back
-    /// over balanced parentheses.
-    private static func likeOperandStarts(_ segments: [SQLFragment.Segment]) -> [Int: Int] {
+    /// Where the left operand of each `LIKE ?` in `segments` starts (how many begin at an index),
+    /// and where those `LIKE`s are: the operand is one atom (a name, a value, or a parenthesized
+    /// group, as the builders write it), found by walking back over balanced parentheses.
+    private static func likeOperandStarts(_ segments: [SQLFragment.Segment]) -> (starts: [Int: Int], likes: Set<Int>) {
         var starts: [Int: Int] = [:]
+        var likes: Set<Int> = []
         for index in segments.indices {
             guard case .sql(" LIKE ") = segments[index], index > 0, index + 1 < segments.count,
                 case .binding = segments[index + 1]
@@ -258,16 +259,17 @@ package final class SQLRenderer {
             // A qualified name, `"alias"."column"`, is one atom too.
             while start >= 2, case .sql(".") = segments[start - 1] { start -= 2 }
             starts[start, default: 0] += 1
+            likes.insert(index)
         }
-        return starts
+        return (starts, likes)
     }
 
     /// A fragment in PostgreSQL's dialect: the pieces whose meaning depends on their neighbours.
     private func appendPostgreSQL(_ fragment: SQLFragment) {
-        let likeStarts =
-            fragment.segments.contains(.sql(" LIKE ")) ? Self.likeOperandStarts(fragment.segments) : [:]
+        let (likeStarts, likes) =
+            fragment.segments.contains(.sql(" LIKE ")) ? Self.likeOperandStarts(fragment.segments) : ([:], [])
         var segments = fragment.segments[...]
-        // The slice keeps the array's indices, which are those of `likeStarts`.
+        // The slice keeps the array's indices, which are those of `likeStarts` and `likes`.
         while let position = segments.indices.first, let segment = segments.popFirst() {
             for _ in 0..<(likeStarts[position] ?? 0) { appendRaw(Self.foldOpen) }
             // An empty list: SQLite reads `IN ()` as false, even for NULL; PostgreSQL has no such
@@ -280,7 +282,7 @@ package final class SQLRenderer {
             }
             // PostgreSQL's LIKE takes `\` as an escape character unless told otherwise; SQLite's
             // has none. `contains` and `hasPrefix` name their own.
-            if case .sql(" LIKE ") = segment, case .binding(let value) = segments.first {
+            if likes.contains(position), case .binding(let value) = segments.first {
                 segments.removeFirst()
                 var escaped = false
                 if case .sql(" ESCAPE '\\'") = segments.first { escaped = true }
@@ -300,8 +302,8 @@ package final class SQLRenderer {
             append(byte: UInt8(ascii: "$"))
             appendRaw(String(arguments.count))
             // Untyped, a parameter takes the type of the column it meets; these would not parse
-            // as an integer column's value. numeric holds every double exactly (as sent), and
-            // compares exactly with integers.
+            // as an integer column's value. numeric holds the double's text exactly, and compares
+            // exactly with integers.
             switch value {
             case .real: appendRaw("::numeric")
             case .integer(let integer) where Int32(exactly: integer) == nil: appendRaw("::int8")
