@@ -29,7 +29,7 @@ struct Session: Sendable {
         }
     }
 
-    /// `error`, with a unique violation of a primary key reported as ``ConstraintViolation/Kind/primaryKey``,
+    /// `error`, with a unique violation of a primary key reported as `.primaryKey`,
     /// as SQLite reports it (PostgreSQL reports both as 23505). The constraint's kind comes from
     /// `pg_constraint`; inside a transaction, which the failure aborted and which refuses that query, by
     /// PostgreSQL's default name for a primary key, `<table>_pkey`, until the transaction ends.

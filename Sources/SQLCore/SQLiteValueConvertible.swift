@@ -119,7 +119,7 @@ extension Bool: SQLiteValueConvertible {
 extension Double: SQLiteValueConvertible {
     /// The number as a REAL. NaN binds as NULL, as SQLite binds it (and PostgreSQL's binding
     /// does the same, for the same rows): a filter comparing with NaN matches nothing, and a NaN
-    /// written to a NOT NULL column fails with a ``ConstraintViolation`` that says so.
+    /// written to a NOT NULL column fails with a `ConstraintViolation` that says so.
     @inlinable public var sqliteValue: SQLiteValue { .real(self) }
     @inlinable @inline(__always)
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
