@@ -59,7 +59,7 @@ extension Migrator {
                     "INSERT INTO \(Self.quotedTable)(identifier, checksum, applied_at) VALUES ($1, $2, $3)",
                     [
                         .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
-                        SQLiteValue(Date()),
+                        try SQLiteValue(Date()),
                     ])
             }
         } catch let error as MigrationError {

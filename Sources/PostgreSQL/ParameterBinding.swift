@@ -3,7 +3,8 @@ import SQLite
 
 /// One argument, sent as text with no type (OID 0), so that the server gives it the type its
 /// place in the statement calls for: `1` binds to an integer, a boolean or a numeric column
-/// alike, as it does on SQLite.
+/// alike, as it does on SQLite. (The query builder casts the values an integer column could not
+/// parse: reals to `numeric`, integers beyond 32 bits to `int8`.)
 struct UntypedParameter: PostgresDynamicTypeEncodable {
     /// The value's input text: decimal numbers, text as is, blobs as `\x` and hex (bytea's input).
     let text: String
@@ -26,6 +27,8 @@ extension PostgresQuery {
             switch argument {
             case .null: bindings.appendNull()
             case .integer(let value): bindings.append(UntypedParameter(text: String(value)))
+            // SQLite binds NaN as NULL; so does this, for the same rows and the same stored values.
+            case .real(let value) where value.isNaN: bindings.appendNull()
             case .real(let value): bindings.append(UntypedParameter(text: Self.inputText(value)))
             case .text(let value): bindings.append(UntypedParameter(text: value))
             case .blob(let bytes): bindings.append(UntypedParameter(text: Self.byteaInput(bytes)))
@@ -35,10 +38,12 @@ extension PostgresQuery {
     }
 
     /// Swift's shortest exact form ("0.1", "1e-05"), which PostgreSQL reads back to the same
-    /// double; the infinities and NaN in PostgreSQL's spelling.
+    /// double; a whole number within 64 bits in all its digits, so that as a `numeric` it equals
+    /// the integer SQLite compares it with (the shortest form of 2⁶⁰ + 256 ends in zeros); the
+    /// infinities in PostgreSQL's spelling.
     private static func inputText(_ value: Double) -> String {
-        if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
+        if value == value.rounded(), let integer = Int64(exactly: value) { return String(integer) }
         return "\(value)"
     }
 

@@ -107,7 +107,8 @@ public final class PostgreSQLDatabase: Sendable {
             result = try await body(PostgreSQLTransaction(session: session))
         } catch {
             _ = try? await session.run("ROLLBACK", [])
-            throw error
+            // A primary key violation is told by a query the aborted transaction refused.
+            throw await session.primaryKeyNamed(error)
         }
         if try await session.run("COMMIT", []).command == "ROLLBACK" {
             throw PostgreSQLError(

@@ -7,7 +7,7 @@ import SQLite
 extension QueryInterfaceRequest {
     /// The request's SQL in PostgreSQL's dialect, or an error naming what PostgreSQL cannot run.
     fileprivate func postgreSQL(one: Bool = false, count: Bool = false) throws -> (String, [SQLiteValue]) {
-        let rendered = rendered(.postgreSQL, one: one, count: count)
+        let rendered = try rendered(.postgreSQL, one: one, count: count)
         if let unsupported = rendered.unsupported {
             throw PostgreSQLError(
                 kind: .other, message: "PostgreSQL has no \(unsupported); this request runs on SQLite only",

@@ -25,8 +25,32 @@ struct Session: Sendable {
             let fetched = rows.withLock { $0.rows }
             return (fetched, metadata.rows ?? fetched.count, metadata.command)
         } catch {
-            throw PostgreSQLError.mapping(error, sql: sql, server: server)
+            throw await primaryKeyNamed(PostgreSQLError.mapping(error, sql: sql, server: server))
         }
+    }
+
+    /// `error`, with a unique violation of a primary key reported as `.primaryKey`,
+    /// as SQLite reports it (PostgreSQL reports both as 23505). The constraint's kind comes from
+    /// `pg_constraint`; inside a transaction, which the failure aborted and which refuses that query, by
+    /// PostgreSQL's default name for a primary key, `<table>_pkey`, until the transaction ends.
+    func primaryKeyNamed(_ error: any Error) async -> any Error {
+        guard var violation = error as? ConstraintViolation, violation.kind == .unique,
+            let constraint = violation.constraint
+        else { return error }
+        let isPrimaryKey: Bool
+        do {
+            let rows = try await run(
+                """
+                SELECT c.contype::text FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+                WHERE c.conname = $1 AND t.relname = $2 AND pg_table_is_visible(t.oid)
+                """, [.text(constraint), .text(violation.table)]
+            ).rows
+            isPrimaryKey = rows.contains { $0.value(at: 0) == .text("p") }
+        } catch {
+            isPrimaryKey = constraint == violation.table + "_pkey"
+        }
+        if isPrimaryKey { violation.kind = .primaryKey }
+        return violation
     }
 
     /// ``run(_:_:)``, waiting on the calling thread: for live values' refetch rounds, which run

@@ -127,11 +127,13 @@ public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
     }
 
     /// The request in another dialect, for the sources that run it elsewhere than on SQLite:
-    /// its rows (`one`: at most the first), or their count.
+    /// its rows (`one`: at most the first), or their count. Throws for a value with no stored
+    /// form.
     package func rendered(
         _ dialect: SQLDialect, one: Bool = false, count: Bool = false
-    ) -> (sql: String, arguments: [SQLiteValue], unsupported: String?) {
+    ) throws(ValueConversionError) -> (sql: String, arguments: [SQLiteValue], unsupported: String?) {
         let renderer = render(count ? .count : one ? .one : .all, dialect: dialect)
+        try renderer.checkValues()
         return (renderer.sql, renderer.arguments, renderer.unsupported)
     }
 }

@@ -91,7 +91,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// Column("a") == SQLExpression.value(1)   // "a" = ?
     /// ```
     public static func value(_ value: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression(SQLFragment([.binding(value.sqliteValue)]), precedence: .atom)
+        SQLExpression(SQLFragment([.binding(of: value)]), precedence: .atom)
     }
 
     /// The SQL text of the expression, with `?` for each value: for logs and tests.
@@ -196,6 +196,25 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         segments.append(.sql(op.sql.description))
         segments.append(.binding(value))
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
+    }
+
+    /// `lhs op ?` with a Swift value's segment (``SQLFragment/Segment/binding(of:)``): its stored
+    /// form bound, or when it has none, an expression that throws when its request runs
+    /// (operators cannot throw).
+    @inlinable
+    package static func comparison(
+        _ lhs: some SQLExpressible, _ op: SQLComparisonOperator, segment: SQLFragment.Segment
+    ) -> SQLExpression {
+        switch segment {
+        case .binding(let bound): return comparison(lhs, op, value: bound)
+        case let invalid:
+            var segments: [SQLFragment.Segment] = []
+            let lhs = lhs.sqlExpression
+            append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
+            segments.append(.sql(op.sql.description))
+            segments.append(invalid)
+            return SQLExpression(SQLFragment(segments), precedence: .comparison)
+        }
     }
 
     /// `operand` followed by a postfix such as ` IS NULL`.

@@ -19,6 +19,9 @@ package struct SQLFragment: Hashable, Sendable {
         case foreignIdentifier(String)
         /// A value, rendered as `?` and bound.
         case binding(SQLiteValue)
+        /// A Swift value with no stored form (a `Date` past year 9999): rendered as a placeholder
+        /// bound to NULL, and reported by the renderer, so that the request throws when it runs.
+        case invalidValue(ValueConversionError)
 
         @usableFromInline
         package static func == (lhs: Segment, rhs: Segment) -> Bool {
@@ -27,6 +30,7 @@ package struct SQLFragment: Hashable, Sendable {
                 (.foreignIdentifier(let lhs), .foreignIdentifier(let rhs)):
                 lhs.hasSameBytes(as: rhs)
             case (.binding(let lhs), .binding(let rhs)): lhs.isIdentical(to: rhs)
+            case (.invalidValue(let lhs), .invalidValue(let rhs)): lhs == rhs
             default: false
             }
         }
@@ -46,6 +50,19 @@ package struct SQLFragment: Hashable, Sendable {
             case .binding(let value):
                 hasher.combine(3 as UInt8)
                 value.hashIdentity(into: &hasher)
+            case .invalidValue(let error):
+                hasher.combine(4 as UInt8)
+                hasher.combine(error)
+            }
+        }
+
+        /// The binding of `value`, or the reason it has none.
+        @inlinable
+        package static func binding(of value: some SQLiteValueConvertible) -> Segment {
+            do {
+                return .binding(try value.sqliteValue)
+            } catch {
+                return .invalidValue(ValueConversionError(error, of: value))
             }
         }
     }
@@ -84,10 +101,14 @@ package struct SQLFragment: Hashable, Sendable {
 package enum SQLDialect: Sendable {
     /// SQLite's: `?` placeholders.
     case sqlite
-    /// PostgreSQL's, for the same results as SQLite's: `$1, $2…` placeholders, `ILIKE … ESCAPE ''`
-    /// for SQLite's ASCII-case-insensitive `LIKE` with no escape character, `TRUE`/`FALSE` for the
-    /// empty `AND`/`OR`, `= ANY('{}')` for an empty `IN`, and NULLs placed where SQLite places them
-    /// (first in ascending order). `GLOB` has no equivalent.
+    /// PostgreSQL's, for the same results as SQLite's: `$1, $2…` placeholders; a real bound as
+    /// `numeric` and an integer beyond 32 bits as `int8`, so that it compares with a column of
+    /// any numeric type as SQLite compares it (an untyped parameter would take the column's
+    /// type, and `2.5` is no integer); `LIKE` on both sides' text with only ASCII letters folded
+    /// (`translate(x::text, 'A…Z', 'a…z') LIKE translate(?, …) ESCAPE ''`), as SQLite's `LIKE`
+    /// folds them whatever the database's locale, with no escape character unless one is named;
+    /// `TRUE`/`FALSE` for the empty `AND`/`OR`, `= ANY('{}')` for an empty `IN`, and NULLs placed
+    /// where SQLite places them (first in ascending order). `GLOB` has no equivalent.
     case postgreSQL
 }
 
@@ -102,6 +123,8 @@ package final class SQLRenderer {
     /// The first construct the dialect cannot express (PostgreSQL has no `GLOB`), if any: the
     /// rendered SQL must not run.
     package private(set) var unsupported: String?
+    /// The first value with no stored form, if any: the rendered SQL must not run.
+    package private(set) var invalidValue: ValueConversionError?
     // Only used by one rendering at a time; dynamic exclusivity checks would cost more than
     // the appends.
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
@@ -135,6 +158,7 @@ package final class SQLRenderer {
         count = 0
         arguments.removeAll(keepingCapacity: true)
         unsupported = nil
+        invalidValue = nil
     }
 
     @inline(__always)
@@ -180,8 +204,6 @@ package final class SQLRenderer {
     /// text is the same in both.
     private func postgreSQLText(for text: String) -> String? {
         switch text {
-        // SQLite's LIKE ignores the case of ASCII letters, as ILIKE does under the C locale.
-        case " LIKE ": return " ILIKE "
         // The empty AND and OR: SQLite's booleans are integers, PostgreSQL's are not.
         case "1": return "TRUE"
         case "0": return "FALSE"
@@ -206,10 +228,15 @@ package final class SQLRenderer {
         case .column(let name):
             appendIdentifier(name)
         case .comparison(let name, let op, let value):
+            if dialect == .postgreSQL && op == .like {
+                appendRaw(Self.foldOpen)
+                appendIdentifier(name)
+                appendLikeRest(value, escaped: false)
+                return
+            }
             appendIdentifier(name)
             if dialect == .sqlite { append(op.sql) } else { append(text: op.sql.description) }
             appendBinding(value)
-            if dialect == .postgreSQL && op == .like { appendRaw(Self.noLikeEscape) }
         case .fragment(let fragment, _):
             append(fragment)
         }
@@ -225,13 +252,73 @@ package final class SQLRenderer {
         case .sql(let text): append(text: text)
         case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
         case .binding(let value): appendBinding(value)
+        case .invalidValue(let error):
+            if invalidValue == nil { invalidValue = error }
+            appendBinding(.null)
         }
+    }
+
+    /// Throws the first value with no stored form: a request that holds one must not run.
+    package func checkValues() throws(ValueConversionError) {
+        if let invalidValue { throw invalidValue }
+    }
+
+    /// Opens the ASCII-only case folding of a `LIKE` operand.
+    private static let foldOpen = "translate("
+    /// Closes it: SQLite's `LIKE` folds the 26 ASCII letters and nothing else, while
+    /// PostgreSQL's `ILIKE` and `lower()` follow the database's locale (`É` matches `é` under ICU).
+    private static let foldClose = ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+
+    /// The rest of `translate(lhs` `::text, …) LIKE translate(?, …) ESCAPE …`. The left side
+    /// is compared as text, as SQLite compares a number's text form (`priority LIKE '1%'`).
+    private func appendLikeRest(_ pattern: SQLiteValue, escaped: Bool) {
+        appendRaw("::text")
+        appendRaw(Self.foldClose)
+        appendRaw(" LIKE ")
+        appendRaw(Self.foldOpen)
+        appendBinding(pattern)
+        appendRaw(Self.foldClose)
+        if !escaped { appendRaw(Self.noLikeEscape) }
+    }
+
+    /// Where the left operand of each `LIKE ?` in `segments` starts (how many begin at an index),
+    /// and where those `LIKE`s are: the operand is one atom (a name, a value, or a parenthesized
+    /// group, as the builders write it), found by walking back over balanced parentheses.
+    private static func likeOperandStarts(_ segments: [SQLFragment.Segment]) -> (starts: [Int: Int], likes: Set<Int>) {
+        var starts: [Int: Int] = [:]
+        var likes: Set<Int> = []
+        for index in segments.indices {
+            guard case .sql(" LIKE ") = segments[index], index > 0, index + 1 < segments.count,
+                case .binding = segments[index + 1]
+            else { continue }
+            var start = index - 1
+            var depth = 0
+            while start >= 0 {
+                if case .sql(let text) = segments[start] {
+                    for byte in text.utf8 {
+                        if byte == UInt8(ascii: ")") { depth += 1 } else if byte == UInt8(ascii: "(") { depth -= 1 }
+                    }
+                }
+                if depth <= 0 { break }
+                start -= 1
+            }
+            guard start >= 0, depth == 0 else { continue }
+            // A qualified name, `"alias"."column"`, is one atom too.
+            while start >= 2, case .sql(".") = segments[start - 1] { start -= 2 }
+            starts[start, default: 0] += 1
+            likes.insert(index)
+        }
+        return (starts, likes)
     }
 
     /// A fragment in PostgreSQL's dialect: the pieces whose meaning depends on their neighbours.
     private func appendPostgreSQL(_ fragment: SQLFragment) {
+        let (likeStarts, likes) =
+            fragment.segments.contains(.sql(" LIKE ")) ? Self.likeOperandStarts(fragment.segments) : ([:], [])
         var segments = fragment.segments[...]
-        while let segment = segments.popFirst() {
+        // The slice keeps the array's indices, which are those of `likeStarts` and `likes`.
+        while let position = segments.indices.first, let segment = segments.popFirst() {
+            for _ in 0..<(likeStarts[position] ?? 0) { appendRaw(Self.foldOpen) }
             // An empty list: SQLite reads `IN ()` as false, even for NULL; PostgreSQL has no such
             // syntax, and `= ANY('{}')` is false in the same cases, with an array of the left
             // side's type.
@@ -242,11 +329,11 @@ package final class SQLRenderer {
             }
             // PostgreSQL's LIKE takes `\` as an escape character unless told otherwise; SQLite's
             // has none. `contains` and `hasPrefix` name their own.
-            if case .sql(" LIKE ") = segment, case .binding(let value) = segments.first {
+            if likes.contains(position), case .binding(let value) = segments.first {
                 segments.removeFirst()
-                append(text: " LIKE ")
-                appendBinding(value)
-                if case .sql(" ESCAPE '\\'") = segments.first {} else { appendRaw(Self.noLikeEscape) }
+                var escaped = false
+                if case .sql(" ESCAPE '\\'") = segments.first { escaped = true }
+                appendLikeRest(value, escaped: escaped)
                 continue
             }
             append(segment)
@@ -261,6 +348,14 @@ package final class SQLRenderer {
         case .postgreSQL:
             append(byte: UInt8(ascii: "$"))
             appendRaw(String(arguments.count))
+            // Untyped, a parameter takes the type of the column it meets; these would not parse
+            // as an integer column's value. numeric holds the double's text exactly, and compares
+            // exactly with integers.
+            switch value {
+            case .real: appendRaw("::numeric")
+            case .integer(let integer) where Int32(exactly: integer) == nil: appendRaw("::int8")
+            default: break
+            }
         }
     }
 

@@ -17,29 +17,29 @@ extension SQLExpressible {
     /// ```
     @inlinable
     public static func == (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        let value = rhs.sqliteValue
-        if value.isNull { return SQLExpression.postfix(lhs.sqlExpression, " IS NULL") }
-        return SQLExpression.comparison(lhs, .equal, value: value)
+        let segment = SQLFragment.Segment.binding(of: rhs)
+        if case .binding(.null) = segment { return SQLExpression.postfix(lhs.sqlExpression, " IS NULL") }
+        return SQLExpression.comparison(lhs, .equal, segment: segment)
     }
 
     /// `lhs <> ?`, or `lhs IS NOT NULL` when the value is nil.
     @inlinable
     public static func != (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        let value = rhs.sqliteValue
-        if value.isNull { return SQLExpression.postfix(lhs.sqlExpression, " IS NOT NULL") }
-        return SQLExpression.comparison(lhs, .notEqual, value: value)
+        let segment = SQLFragment.Segment.binding(of: rhs)
+        if case .binding(.null) = segment { return SQLExpression.postfix(lhs.sqlExpression, " IS NOT NULL") }
+        return SQLExpression.comparison(lhs, .notEqual, segment: segment)
     }
 
     /// `lhs < ?`. Comparing with NULL is never true, as in SQL.
     @inlinable
     public static func < (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, .less, value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .less, segment: .binding(of: rhs))
     }
 
     /// `lhs <= ?`.
     @inlinable
     public static func <= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, .lessOrEqual, value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .lessOrEqual, segment: .binding(of: rhs))
     }
 
     /// `lhs > ?`.
@@ -49,13 +49,13 @@ extension SQLExpressible {
     /// ```
     @inlinable
     public static func > (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, .greater, value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .greater, segment: .binding(of: rhs))
     }
 
     /// `lhs >= ?`.
     @inlinable
     public static func >= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
-        SQLExpression.comparison(lhs, .greaterOrEqual, value: rhs.sqliteValue)
+        SQLExpression.comparison(lhs, .greaterOrEqual, segment: .binding(of: rhs))
     }
 
     /// `lhs IS NULL`.

@@ -21,7 +21,7 @@ extension SQLExpressible {
         for value in values {
             if !first { segments.append(.sql(", ")) }
             first = false
-            segments.append(.binding(value.sqliteValue))
+            segments.append(.binding(of: value))
         }
         segments.append(.sql(")"))
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
@@ -38,9 +38,9 @@ extension SQLExpressible {
         segments.reserveCapacity(lhs.fragment.segments.count + 6)
         SQLExpression.append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
         segments.append(.sql(" BETWEEN "))
-        segments.append(.binding(lower.sqliteValue))
+        segments.append(.binding(of: lower))
         segments.append(.sql(" AND "))
-        segments.append(.binding(upper.sqliteValue))
+        segments.append(.binding(of: upper))
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
     }
 

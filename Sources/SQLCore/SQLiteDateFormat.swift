@@ -15,14 +15,26 @@
 /// The text form of dates: `yyyy-MM-dd HH:mm:ss.SSS` in UTC, parsed and printed by hand because
 /// `DateFormatter` is slow and locale-sensitive, and this runs once per date column per row.
 package enum SQLiteDateFormat {
-    package static func string(from date: Date) -> String {
+    /// 0000-01-01 00:00:00.000 UTC, the first instant the text form can hold.
+    package static let earliestSecond: Int64 = -62_167_219_200
+    /// 9999-12-31 23:59:59 UTC: the text form has four digits for the year.
+    package static let latestSecond: Int64 = 253_402_300_799
+
+    /// The text of `date`, rounded to the millisecond; throws for a date outside the years
+    /// 0000 through 9999 (after rounding) or not finite, which the text form cannot hold.
+    package static func string(from date: Date) throws(ValueConversionError) -> String {
         let interval = date.timeIntervalSince1970
+        // Checked before any conversion to an integer, which would trap for these.
+        guard interval.isFinite, interval >= Double(earliestSecond) - 1, interval <= Double(latestSecond) + 1 else {
+            throw outOfRange(date)
+        }
         var seconds = Int(interval.rounded(.down))
         var millis = Int(((interval - Double(seconds)) * 1000).rounded())
         if millis == 1000 {
             seconds += 1
             millis = 0
         }
+        guard seconds >= earliestSecond, seconds <= latestSecond else { throw outOfRange(date) }
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -31,7 +43,7 @@ package enum SQLiteDateFormat {
         func append(_ value: Int, digits: Int) {
             var divisor = 1
             for _ in 1..<digits { divisor *= 10 }
-            var rest = abs(value)
+            var rest = value
             while divisor > 0 {
                 out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
                 rest %= divisor
@@ -52,6 +64,13 @@ package enum SQLiteDateFormat {
         out.append(UInt8(ascii: "."))
         append(millis, digits: 3)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func outOfRange(_ date: Date) -> ValueConversionError {
+        ValueConversionError(
+            value: "Date(timeIntervalSince1970: \(date.timeIntervalSince1970))",
+            reason: "dates are stored as text in UTC, in the years 0000 through 9999: timeIntervalSince1970 "
+                + "from \(earliestSecond) to \(latestSecond).999 (rounded to the millisecond)")
     }
 
     /// Parses `yyyy-MM-dd`, optionally followed by ` ` or `T`, `HH:mm`, `:ss`, `.fraction`,

@@ -8,7 +8,7 @@ import CSQLite
 /// try db.execute("INSERT INTO items(title, done, note) VALUES (?, ?, ?)", ["milk", false, nil])
 /// ```
 ///
-/// Any supported Swift value converts with ``init(_:)``: `SQLiteValue(Date())`.
+/// Any supported Swift value converts with ``init(_:)``: `try SQLiteValue(Date())`.
 ///
 /// Values are equal when SQLite's `BINARY` comparison finds them equal within one storage class:
 /// text compares by its UTF-8 bytes, so canonically equivalent text in another Unicode
@@ -61,9 +61,11 @@ public enum SQLiteValue: Hashable, Sendable {
     }
 
     /// Converts any supported Swift value (Bool, Int, Double, String, Date, UUID, Data, Optionals…).
+    /// Throws ``ValueConversionError`` for a value with no stored form, such as a `Date` outside
+    /// the years 0000 through 9999.
     @inlinable
-    public init(_ value: some SQLiteValueConvertible) {
-        self = value.sqliteValue
+    public init(_ value: some SQLiteValueConvertible) throws {
+        self = try value.sqliteValue
     }
 
     /// Reads column `column` of a raw `sqlite3_stmt`'s current row.

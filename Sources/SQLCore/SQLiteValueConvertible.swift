@@ -19,8 +19,9 @@ import CSQLite
 /// `RawRepresentable` types whose raw value is convertible get the conformance's requirements
 /// for free.
 public protocol SQLiteValueConvertible: Sendable {
-    /// The value to bind.
-    var sqliteValue: SQLiteValue { get }
+    /// The value to bind. Throws when the value has no stored form (a `Date` outside the years
+    /// 0000 through 9999 throws ``ValueConversionError``).
+    var sqliteValue: SQLiteValue { get throws }
     /// Decodes from a stored value; returns nil when the value has the wrong type.
     init?(sqliteValue: SQLiteValue)
     /// Decodes column `column` of a raw `sqlite3_stmt`'s current row; returns nil when the
@@ -116,6 +117,9 @@ extension Bool: SQLiteValueConvertible {
 }
 
 extension Double: SQLiteValueConvertible {
+    /// The number as a REAL. NaN binds as NULL, as SQLite binds it (and PostgreSQL's binding
+    /// does the same, for the same rows): a filter comparing with NaN matches nothing, and a NaN
+    /// written to a NOT NULL column fails with a `ConstraintViolation` that says so.
     @inlinable public var sqliteValue: SQLiteValue { .real(self) }
     @inlinable @inline(__always)
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
@@ -203,8 +207,12 @@ extension UUID: SQLiteValueConvertible {
 
 extension Date: SQLiteValueConvertible {
     /// Dates are stored as TEXT `yyyy-MM-dd HH:mm:ss.SSS` in UTC: SQLite's own format, which sorts
-    /// as time and works with `date()`, `datetime()` and `strftime()`.
-    public var sqliteValue: SQLiteValue { .text(SQLiteDateFormat.string(from: self)) }
+    /// as time and works with `date()`, `datetime()` and `strftime()`. It holds the years 0000
+    /// through 9999, rounded to the millisecond; any other date, and one that is not finite,
+    /// throws ``ValueConversionError``.
+    public var sqliteValue: SQLiteValue {
+        get throws { .text(try SQLiteDateFormat.string(from: self)) }
+    }
     /// Accepts SQLite's format, ISO-8601 (`T` separator, `Z` or `±HH:MM` offsets, optional
     /// fractions), a bare `yyyy-MM-dd`, and numbers as Unix time in seconds.
     public init?(sqliteValue: SQLiteValue) {
@@ -221,9 +229,11 @@ extension Date: SQLiteValueConvertible {
 
 extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
     @inlinable public var sqliteValue: SQLiteValue {
-        switch self {
-        case .none: .null
-        case .some(let wrapped): wrapped.sqliteValue
+        get throws {
+            switch self {
+            case .none: .null
+            case .some(let wrapped): try wrapped.sqliteValue
+            }
         }
     }
     @inlinable @inline(__always)
@@ -247,7 +257,9 @@ extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible
 }
 
 extension SQLiteValueConvertible where Self: RawRepresentable, RawValue: SQLiteValueConvertible {
-    public var sqliteValue: SQLiteValue { rawValue.sqliteValue }
+    public var sqliteValue: SQLiteValue {
+        get throws { try rawValue.sqliteValue }
+    }
     public init?(sqliteValue: SQLiteValue) {
         guard let raw = RawValue(sqliteValue: sqliteValue) else { return nil }
         self.init(rawValue: raw)

@@ -107,3 +107,45 @@ struct ErrorTests {
         }
     }
 }
+
+@Suite(.postgreSQLInstalled)
+struct PrimaryKeyViolationTests {
+    /// SQLite reports a duplicate primary key as `.primaryKey`; so must PostgreSQL, whose 23505
+    /// says only "unique".
+    @Test func aDuplicatePrimaryKeyIsAPrimaryKeyViolationAsOnSQLite() async throws {
+        let sqlite = try Database()
+        try sqlite.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT UNIQUE)")
+        try sqlite.execute("INSERT INTO items VALUES (1, 'milk'), (2, 'bread')")
+        let onSQLite = #expect(throws: ConstraintViolation.self) {
+            try Table("items").filter(Column("id") == 2).updateAll(sqlite, Column("id").set(to: 1))
+        }
+        #expect(onSQLite?.kind == .primaryKey)
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT UNIQUE)")
+            try await db.execute("CREATE TABLE pairs(a INTEGER, b INTEGER, CONSTRAINT pairs_key PRIMARY KEY (a, b))")
+            try await db.execute("INSERT INTO items VALUES (1, 'milk')")
+            try await db.execute("INSERT INTO pairs VALUES (1, 2)")
+            let duplicate = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO items VALUES (1, 'bread')")
+            }
+            #expect(duplicate?.kind == .primaryKey)
+            #expect(duplicate?.columns == ["id"])
+            // A primary key with a name of its own.
+            let named = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO pairs VALUES (1, 2)")
+            }
+            #expect(named?.kind == .primaryKey)
+            #expect(named?.columns == ["a", "b"])
+            // Inside a transaction, which the failure aborts.
+            let inTransaction = await #expect(throws: ConstraintViolation.self) {
+                try await db.transaction { tx in try await tx.execute("INSERT INTO items VALUES (1, 'bread')") }
+            }
+            #expect(inTransaction?.kind == .primaryKey)
+            // A unique column stays unique.
+            let unique = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO items VALUES (2, 'milk')")
+            }
+            #expect(unique?.kind == .unique)
+        }
+    }
+}

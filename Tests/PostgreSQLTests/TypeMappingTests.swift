@@ -1,3 +1,4 @@
+import Foundation
 import PostgreSQL
 import SQLite
 import Testing
@@ -111,6 +112,60 @@ struct TypeMappingTests {
             let note: String? = try row["note"]
             #expect(id == 3 && title == "milk" && done && note == nil)
             #expect(throws: RowDecodingError.self) { let _: Int = try row["title"] }
+        }
+    }
+}
+
+@Suite(.postgreSQLInstalled)
+struct NaNBindingTests {
+    /// SQLite binds NaN as NULL; PostgreSQL would store it (and find it equal to itself). Bound
+    /// as NULL on both, a request gives the same rows and a NOT NULL column refuses it on both.
+    @Test func aNaNBindsAsNULLAsOnSQLite() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute(
+                "CREATE TABLE readings(id INTEGER PRIMARY KEY, value DOUBLE PRECISION NOT NULL, maybe DOUBLE PRECISION)"
+            )
+            let violation = await #expect(throws: ConstraintViolation.self) {
+                try await db.execute("INSERT INTO readings VALUES (1, $1, NULL)", [.real(.nan)])
+            }
+            #expect(violation?.kind == .notNull)
+            #expect(violation?.description.contains("NaN is stored as NULL") == true)
+            try await db.execute("INSERT INTO readings VALUES (1, 1.5, $1)", [.real(.nan)])
+            #expect(try await db.fetchAll("SELECT maybe FROM readings").first?.value(at: 0) == .null)
+            #expect(try await Table("readings").filter(Column("value") != Double.nan).fetchCount(db) == 0)
+        }
+    }
+}
+
+@Suite(.postgreSQLInstalled)
+struct UnstorableDateTests {
+    private struct Event: PersistableRecord, Encodable, Sendable {
+        static let tableName = "events"
+        var id: Int64
+        var at: Date
+    }
+
+    /// A date past year 9999 throws the same typed error on PostgreSQL as on SQLite, before
+    /// anything reaches the server.
+    @Test func aDateOutsideTheYears0000Through9999ThrowsBeforeReachingTheServer() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE events(id BIGINT PRIMARY KEY, at TEXT NOT NULL)")
+            for interval in [Double.infinity, .nan, 1e14, 253_402_300_800, -1e11] {
+                let date = Date(timeIntervalSince1970: interval)
+                var event = Event(id: 1, at: date)
+                await #expect(throws: ValueConversionError.self) { try await event.insert(db) }
+                await #expect(throws: ValueConversionError.self) {
+                    try await Table("events").filter(Column("at") < date).fetchAll(db)
+                }
+            }
+            #expect(try await Table("events").fetchCount(db) == 0)
+            // timestamptz has no year 0000, which SQLite's text holds: the server's typed error.
+            try await db.execute("CREATE TABLE stamps(at TIMESTAMPTZ)")
+            let yearZero = try SQLiteValue(Date(timeIntervalSince1970: -62_167_219_200))
+            let refused = await #expect(throws: PostgreSQLError.self) {
+                try await db.execute("INSERT INTO stamps VALUES ($1)", [yearZero])
+            }
+            #expect(refused?.sqlState == "22008")
         }
     }
 }

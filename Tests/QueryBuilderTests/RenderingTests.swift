@@ -139,8 +139,8 @@ struct RenderingTests {
         #expect(Set([request(1, "a"), request(1, "a"), request(2, "a")]).count == 2)
     }
 
-    @Test("the PostgreSQL dialect: $n placeholders, ILIKE, boolean constants, SQLite's NULL order")
-    func postgreSQLDialect() {
+    @Test("the PostgreSQL dialect: $n placeholders, ASCII-folded LIKE, boolean constants, SQLite's NULL order")
+    func postgreSQLDialect() throws {
         let request = Table("items")
             .filter(
                 Column("title").like("a%") && Column("notes").contains("50%") && Column("id").in([1, 2])
@@ -148,10 +148,12 @@ struct RenderingTests {
             )
             .sort(Column("priority").desc, Column("title"), Column("due").asc.nullsLast)
             .limit(10, offset: 20)
-        let all = request.rendered(.postgreSQL)
+        let all = try request.rendered(.postgreSQL)
+        let fold = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'"
         #expect(
             all.sql
-                == #"SELECT * FROM "items" WHERE "title" ILIKE $1 ESCAPE '' AND "notes" ILIKE $2 ESCAPE '\' AND "id" IN ($3, $4)"#
+                == #"SELECT * FROM "items" WHERE translate("title"::text, \#(fold)) LIKE translate($1, \#(fold)) ESCAPE '' AND "#
+                + #"translate("notes"::text, \#(fold)) LIKE translate($2, \#(fold)) ESCAPE '\' AND "id" IN ($3, $4)"#
                 + #" AND "priority" BETWEEN $5 AND $6 AND "due" IS NULL"#
                 + #" ORDER BY "priority" DESC NULLS LAST, "title" NULLS FIRST, "due" ASC NULLS LAST LIMIT $7 OFFSET $8"#
         )
@@ -161,13 +163,33 @@ struct RenderingTests {
         #expect(
             request.sql.contains(#""title" LIKE ? AND"#) && request.sql.hasSuffix(#"ASC NULLS LAST LIMIT ? OFFSET ?"#))
 
-        let count = request.rendered(.postgreSQL, count: true).sql
+        let count = try request.rendered(.postgreSQL, count: true).sql
         #expect(count.hasPrefix("SELECT count(*) FROM (SELECT * FROM") && count.hasSuffix(#"OFFSET $8) AS "rows""#))
         #expect(
-            Table("items").filter(Column("id").in([Int]())).rendered(.postgreSQL).sql.hasSuffix(
+            try Table("items").filter(Column("id").in([Int]())).rendered(.postgreSQL).sql.hasSuffix(
                 #"WHERE "id" = ANY('{}')"#))
         #expect(
-            Table("items").filter(Column("id").in([1]) || Column("id") < 0).rendered(.postgreSQL).sql.contains("$2"))
-        #expect(Table("items").filter(Column("title").glob("a*")).rendered(.postgreSQL).unsupported == "GLOB")
+            try Table("items").filter(Column("id").in([1]) || Column("id") < 0).rendered(.postgreSQL).sql.contains("$2")
+        )
+        #expect(try Table("items").filter(Column("title").glob("a*")).rendered(.postgreSQL).unsupported == "GLOB")
+    }
+
+    @Test("PostgreSQL: reals and 64-bit integers are typed, and LIKE's left operand is one whole atom")
+    func postgreSQLTypedValuesAndLikeOperands() throws {
+        let fold = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'"
+        let numbers = try Table("t").filter(
+            Column("a") > 2.5 && Column("a") < 3_000_000_000 && Column("a") != 7 && Column("a").in([1.5, 2])
+        ).rendered(.postgreSQL).sql
+        #expect(
+            numbers.hasSuffix(
+                #""a" > $1::numeric AND "a" < $2::int8 AND "a" <> $3 AND "a" IN ($4::numeric, $5::numeric)"#))
+        let lookup = SQLExpression.lookup(
+            .column("name", of: "p"), in: "people", as: "p", keys: [("id", Column("owner").sqlExpression)])
+        let likes = try Table("t").filter(
+            (Column("a") == 1).like("1%") && lookup.contains("x") && SQLExpression.column("name", of: "t").like("%")
+        ).rendered(.postgreSQL).sql
+        #expect(likes.contains(#"translate(("a" = $1)::text, \#(fold)) LIKE translate($2, \#(fold)) ESCAPE ''"#))
+        #expect(likes.contains(#"translate((SELECT "p"."name" FROM "people" AS "p" WHERE "p"."id" = "owner")::text, "#))
+        #expect(likes.hasSuffix(#"translate("t"."name"::text, \#(fold)) LIKE translate($4, \#(fold)) ESCAPE ''"#))
     }
 }

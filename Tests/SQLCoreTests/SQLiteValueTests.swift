@@ -48,7 +48,7 @@ struct SQLiteValueTests {
     @Test("raw-representable enums convert through their raw value")
     func rawRepresentable() throws {
         enum Color: String, SQLiteValueConvertible { case red, green }
-        #expect(SQLiteValue(Color.green) == .text("green"))
+        #expect(try SQLiteValue(Color.green) == .text("green"))
         #expect(Color(sqliteValue: .text("red")) == .red)
         #expect(Color(sqliteValue: .text("blue")) == nil)
     }

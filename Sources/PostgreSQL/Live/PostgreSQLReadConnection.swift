@@ -34,7 +34,7 @@ final class PostgreSQLReadConnection: SQLConnection {
     func _fetch<RowValue, T>(
         _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape, _ decode: (BorrowedRow) throws -> T
     ) throws -> [T] {
-        let rendered = request.rendered(.postgreSQL, one: shape == .one, count: shape == .count)
+        let rendered = try request.rendered(.postgreSQL, one: shape == .one, count: shape == .count)
         if let unsupported = rendered.unsupported {
             throw PostgreSQLError(
                 kind: .other, message: "PostgreSQL has no \(unsupported); this request runs on SQLite only",

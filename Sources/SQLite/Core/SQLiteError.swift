@@ -7,7 +7,7 @@ import CSQLite
 /// do {
 ///     try db.execute("INSERT INTO items(title) VALUES (NULL)")
 /// } catch let error as SQLiteError where error.code == SQLITE_CONSTRAINT {
-///     print(error)   // SQLite error 19 (constraint failed): NOT NULL constraint failed: items.title …
+///     print(error)   // SQLite error 19/1299 (constraint failed): NOT NULL constraint failed: items.title …
 /// }
 /// ```
 public struct SQLiteError: Error, Sendable, Hashable {
@@ -50,6 +50,8 @@ extension SQLiteError: CustomStringConvertible {
         var text = "SQLite error \(code)"
         if extendedCode != code { text += "/\(extendedCode)" }
         text += " (\(codeDescription)): \(message)"
+        // SQLITE_CONSTRAINT_NOTNULL: the one NULL nobody wrote is a NaN, which SQLite binds as NULL.
+        if extendedCode == 1299 { text += " (a Double NaN is stored as NULL by SQLite)" }
         if let path { text += "\n  database: \(path)" }
         if let sql { text += "\n  SQL: \(sql)" }
         return text

@@ -218,7 +218,7 @@ final class ColumnValueEncoder: Encoder, SingleValueEncodingContainer {
     init(key: any CodingKey) { self.key = key }
 
     static func value<T: Encodable>(of value: T, key: any CodingKey) throws -> SQLiteValue {
-        if let convertible = value as? any SQLiteValueConvertible { return convertible.sqliteValue }
+        if let convertible = value as? any SQLiteValueConvertible { return try convertible.sqliteValue }
         let encoder = ColumnValueEncoder(key: key)
         try value.encode(to: encoder)
         if !encoder.needsJSON, let single = encoder.value { return single }

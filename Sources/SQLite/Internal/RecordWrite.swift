@@ -97,6 +97,7 @@ extension PersistableRecord {
         }
         var columns = ColumnEncoder(collecting: plan.expectedColumns, learning: true)
         try encode(to: &columns)
+        if let failure = columns.conversionFailure { throw failure }
         let collector = columns.collector!
         return (try plan.layout(learnedFrom: collector), collector.values)
     }

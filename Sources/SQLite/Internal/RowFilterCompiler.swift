@@ -150,8 +150,8 @@ struct RowFilterCompiler {
             return .node(.truth(true))
         case .sql("0"):
             return .node(.truth(false))
-        case .sql, .foreignIdentifier:
-            // A lookup in another table is not this row's to decide.
+        case .sql, .foreignIdentifier, .invalidValue:
+            // A lookup in another table is not this row's to decide (nor is a value that never runs).
             throw Failure()
         }
     }

@@ -222,7 +222,7 @@ public struct Migrator: Sendable {
                     "INSERT INTO \(Self.quotedTable)(identifier, checksum, applied_at) VALUES (?, ?, ?)",
                     [
                         .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
-                        SQLiteValue(Date()),
+                        try SQLiteValue(Date()),
                     ])
             }
         } catch let error as MigrationError {

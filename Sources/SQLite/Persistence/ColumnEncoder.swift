@@ -29,6 +29,9 @@ public struct ColumnEncoder {
     @usableFromInline var position = 0
     /// The first binding that SQLite refused.
     @usableFromInline var bindFailure = SQLITE_OK
+    /// The first value with no stored form (a `Date` past year 9999), thrown when the record
+    /// finishes: `encode` does not throw, so that records written before stay source-compatible.
+    @usableFromInline var conversionFailure: ValueConversionError?
     /// The layout bound to, for `Encodable` records with declared columns. Unretained: layouts
     /// live as long as the process (see ``RecordPlan``).
     @usableFromInline unowned(unsafe) let layout: RecordLayout?
@@ -112,7 +115,12 @@ public struct ColumnEncoder {
     /// Writes any convertible value: dates, UUIDs, `Data`, enums with raw values, optionals.
     @inlinable @inline(__always)
     public mutating func encode(_ value: some SQLiteValueConvertible) {
-        encode(value.sqliteValue)
+        do {
+            encode(try value.sqliteValue)
+        } catch {
+            if conversionFailure == nil { conversionFailure = ValueConversionError(error, of: value) }
+            encodeNull()
+        }
     }
 
     /// Writes the integer, or NULL.
@@ -235,11 +243,14 @@ public struct ColumnEncoder {
     /// Throws when the record wrote the wrong number of values or a value could not be bound.
     @inlinable
     func finish(_ plan: RecordPlan, sql: WriteSQL?) throws {
-        if position != columnCount || bindFailure != SQLITE_OK { try fail(plan, sql: sql) }
+        if position != columnCount || bindFailure != SQLITE_OK || conversionFailure != nil {
+            try fail(plan, sql: sql)
+        }
     }
 
     @usableFromInline
     func fail(_ plan: RecordPlan, sql: WriteSQL?) throws {
+        if let conversionFailure { throw conversionFailure }
         if let collector, collector.learning { return try collector.finish(type: plan.typeName) }
         if position != columnCount {
             throw PersistenceError.columnCountMismatch(

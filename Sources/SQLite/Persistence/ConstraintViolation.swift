@@ -170,7 +170,7 @@ extension ConstraintViolation {
 extension ConstraintViolation: CustomStringConvertible {
     /// What failed, where, why, and the SQL:
     ///
-    ///     NOT NULL constraint failed in "items" on "title": the value is NULL
+    ///     NOT NULL constraint failed in "items" on "title": the value is NULL (a Double NaN is stored as NULL by SQLite)
     ///       SQL: INSERT INTO "items" ("id", "title") VALUES (?, ?)
     public var description: String {
         let names = columns.map(String.quotedIdentifier).joined(separator: ", ")
@@ -181,7 +181,8 @@ extension ConstraintViolation: CustomStringConvertible {
         case .unique:
             text += columns.count > 1 ? ": another row has the same values" : ": another row has the same value"
         case .primaryKey: text += ": another row has the same key"
-        case .notNull: text += ": the value is NULL"
+        // The one NULL nobody wrote: SQLite turns a NaN it is given into NULL.
+        case .notNull: text += ": the value is NULL (a Double NaN is stored as NULL by SQLite)"
         case .check: text += ": \(constraint ?? message)"
         case .foreignKey:
             text += ": a referenced row does not exist, or a row that others reference was changed or deleted"

@@ -71,6 +71,7 @@ extension QueryInterfaceRequest {
     }
 
     private func run(_ renderer: SQLRenderer, _ db: Database) throws -> Int {
+        try renderer.checkValues()
         let statement: Statement
         do {
             statement = try db.cachedStatement(utf8: renderer.bytes)

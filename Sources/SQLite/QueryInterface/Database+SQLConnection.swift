@@ -38,6 +38,7 @@ extension Database {
         // Rendering never reenters the connection, so the buffers have one user at a time.
         defer { renderer.removeAll() }
         select.render(rendering, into: renderer)
+        try renderer.checkValues()
         let statement = try cachedStatement(utf8: renderer.bytes)
         try statement.bind(renderer.arguments)
         if !tracker.statementRecordings.isEmpty {

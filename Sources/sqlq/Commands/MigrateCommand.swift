@@ -84,6 +84,6 @@ struct MigrateCommand: ParsableCommand {
     }
 
     private static func time(_ date: some SQLiteValueConvertible) -> String {
-        date.sqliteValue.cellText + " UTC"
+        ((try? date.sqliteValue)?.cellText ?? "\(date)") + " UTC"
     }
 }

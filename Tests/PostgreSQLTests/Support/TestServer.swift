@@ -31,13 +31,16 @@ enum TestServer {
     }
 
     /// The configuration of a new, empty database on the server, for one test.
-    static func makeConfiguration() async throws -> PostgreSQLDatabase.Configuration {
-        try await server.get().makeConfiguration()
+    /// `options` follow `CREATE DATABASE name`, such as a locale.
+    static func makeConfiguration(options: String = "") async throws -> PostgreSQLDatabase.Configuration {
+        try await server.get().makeConfiguration(options: options)
     }
 
-    /// Runs `body` with a new database, closed afterwards.
-    static func withDatabase<Result>(_ body: (PostgreSQLDatabase) async throws -> Result) async throws -> Result {
-        let db = try await makeDatabase()
+    /// Runs `body` with a new database, closed afterwards; `options` follow `CREATE DATABASE name`.
+    static func withDatabase<Result>(
+        options: String = "", _ body: (PostgreSQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        let db = try await PostgreSQLDatabase(makeConfiguration(options: options))
         do {
             let result = try await body(db)
             await db.close()
@@ -173,11 +176,11 @@ final class TestCluster: Sendable {
     }
 
     /// The configuration of a new, empty database, for one test.
-    func makeConfiguration() async throws -> PostgreSQLDatabase.Configuration {
+    func makeConfiguration(options: String = "") async throws -> PostgreSQLDatabase.Configuration {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
         do {
-            try await admin.execute("CREATE DATABASE \(name)")
+            try await admin.execute("CREATE DATABASE \(name) \(options)")
         } catch {
             await admin.close()
             throw error

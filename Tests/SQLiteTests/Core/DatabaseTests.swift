@@ -167,7 +167,8 @@ struct DatabaseTests {
         let error = #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO items(title) VALUES (NULL)") }
         #expect(
             error?.description == """
-                SQLite error 19/1299 (constraint failed): NOT NULL constraint failed: items.title
+                SQLite error 19/1299 (constraint failed): NOT NULL constraint failed: items.title \
+                (a Double NaN is stored as NULL by SQLite)
                   SQL: INSERT INTO items(title) VALUES (NULL)
                 """)
     }

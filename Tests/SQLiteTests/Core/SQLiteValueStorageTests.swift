@@ -11,7 +11,7 @@ struct SQLiteValueStorageTests {
         try db.execute("CREATE TABLE t(v)")
         func roundTrip<T: SQLiteValueConvertible & Equatable>(_ value: T) throws -> T? {
             try db.execute("DELETE FROM t")
-            try db.execute("INSERT INTO t VALUES (?)", [SQLiteValue(value)])
+            try db.execute("INSERT INTO t VALUES (?)", [try SQLiteValue(value)])
             return try db.fetchOne("SELECT v FROM t").map { try $0[0] as T }
         }
         #expect(try roundTrip(true) == true)
@@ -30,6 +30,37 @@ struct SQLiteValueStorageTests {
         #expect(try roundTrip(date) == date)
     }
 
+    @Test("a date the text form cannot hold throws from every write path and changes nothing")
+    func unstorableDates() throws {
+        let db = try makeRecordsDatabase()
+        var kept = ItemRecord(id: 1, title: "kept")
+        try kept.insert(db)
+        for interval in [Double.infinity, .nan, 1e14, -1e14, 253_402_300_800, -1e11] {
+            let date = Date(timeIntervalSince1970: interval)
+            #expect(throws: ValueConversionError.self) {
+                try db.execute("INSERT INTO items(title, due) VALUES ('x', ?)", [try SQLiteValue(date)])
+            }
+            var item = ItemRecord(title: "new", due: date)
+            #expect(throws: ValueConversionError.self) { try item.insert(db) }
+            #expect(throws: ValueConversionError.self) { try ItemRecord(id: 1, title: "kept", due: date).update(db) }
+            var note = Note(body: "b", kind: .text, tags: [], pinned: false, edited: date)
+            #expect(throws: ValueConversionError.self) { try note.insert(db) }
+            #expect(throws: ValueConversionError.self) {
+                try Table("items").all().updateAll(db, Column("due").set(to: date))
+            }
+            #expect(throws: ValueConversionError.self) { try Table("items").filter(Column("due") < date).fetchAll(db) }
+            #expect(throws: ValueConversionError.self) {
+                try Table("items").filter(Column("due").between(Date(), date)).fetchCount(db)
+            }
+            #expect(throws: ValueConversionError.self) {
+                try Table("items").filter(Column("due") == date).deleteAll(db)
+            }
+        }
+        #expect(
+            try db.fetchAll("SELECT id, title, due FROM items").map(\.values) == [[.integer(1), .text("kept"), .null]])
+        #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM notes") == 0)
+    }
+
     @Test("an empty string binds as text, not NULL")
     func emptyString() throws {
         let db = try Database()
@@ -40,10 +71,10 @@ struct SQLiteValueStorageTests {
     func dateStorage() throws {
         let db = try Database()
         let date = Date(timeIntervalSince1970: 1_767_323_045.678)  // 2026-01-02 03:04:05.678 UTC
-        #expect(SQLiteValue(date) == .text("2026-01-02 03:04:05.678"))
-        #expect(try db.fetchOne(String.self, "SELECT date(?)", [SQLiteValue(date)]) == "2026-01-02")
+        #expect(try SQLiteValue(date) == .text("2026-01-02 03:04:05.678"))
+        #expect(try db.fetchOne(String.self, "SELECT date(?)", [try SQLiteValue(date)]) == "2026-01-02")
         let later = Date(timeIntervalSince1970: 1_767_323_046)
-        #expect(try db.fetchOne(Bool.self, "SELECT ? < ?", [SQLiteValue(date), SQLiteValue(later)]) == true)
+        #expect(try db.fetchOne(Bool.self, "SELECT ? < ?", [try SQLiteValue(date), try SQLiteValue(later)]) == true)
     }
 
     @Test(

@@ -61,6 +61,31 @@ import Testing
         #expect(try snapshot(db) == before)
     }
 
+    /// SQLite stores NaN as NULL: the violation must say where the NULL came from.
+    @Test func aNaNInANotNullColumnIsExplained() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE readings(id INTEGER PRIMARY KEY, value REAL NOT NULL)")
+        struct Reading: PersistableRecord, Encodable {
+            static let tableName = "readings"
+            var value: Double
+        }
+        let insert = #expect(throws: ConstraintViolation.self) { try Reading(value: .nan).inserted(db) }
+        #expect(insert?.kind == .notNull)
+        #expect(insert?.columns == ["value"])
+        #expect(insert?.description.contains("NaN is stored as NULL by SQLite") == true)
+        try db.execute("INSERT INTO readings VALUES (1, 2.5)")
+        let update = #expect(throws: ConstraintViolation.self) {
+            try Table("readings").all().updateAll(db, Column("value").set(to: Double.nan))
+        }
+        #expect(update?.description.contains("NaN is stored as NULL by SQLite") == true)
+        let raw = #expect(throws: SQLiteError.self) {
+            try db.execute("INSERT INTO readings VALUES (2, ?)", [.real(.nan)])
+        }
+        #expect(raw?.description.contains("NaN is stored as NULL by SQLite") == true)
+        // In a filter, NaN is NULL too: it matches nothing, rather than failing.
+        #expect(try Table("readings").filter(Column("value") != Double.nan).fetchCount(db) == 0)
+    }
+
     @Test func checkNamesTheConstraintOrItsExpression() throws {
         let db = try makeRecordsDatabase()
         let named = #expect(throws: ConstraintViolation.self) {
