@@ -120,11 +120,24 @@ struct QueryOptions: ParsableArguments {
         return TableQuery(request: request, counts: count, filter: filter, facets: facets)
     }
 
-    /// The comma-separated terms of an option, trimmed, with where each starts.
+    /// The comma-separated terms of an option, trimmed, with where each starts. A comma inside
+    /// a double-quoted name belongs to the name.
     static func terms(_ option: String) -> [(String, Int)] {
+        var parts: [Substring] = []
+        var start = option.startIndex
+        var quoted = false
+        for index in option.indices {
+            if option[index] == "\"" {
+                quoted.toggle()
+            } else if option[index] == ",", !quoted {
+                parts.append(option[start..<index])
+                start = option.index(after: index)
+            }
+        }
+        parts.append(option[start...])
         var terms: [(String, Int)] = []
         var position = 0
-        for part in option.split(separator: ",", omittingEmptySubsequences: false) {
+        for part in parts {
             let leading = part.prefix { $0 == " " }.count
             var term = String(part.dropFirst(leading))
             while term.last == " " { term.removeLast() }
