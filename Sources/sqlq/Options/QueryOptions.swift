@@ -84,9 +84,16 @@ struct QueryOptions: ParsableArguments {
         let schema = try TableSchema(db, table: table)
         var request = Table(schema.name).all()
         // Compiled together, so that many --where options make one balanced AND and stay
-        // within the values one statement binds, less the limit and the offset.
+        // within the values one statement binds, less those its limit and offset (or the facets'
+        // limit) bind.
+        var reserved: (count: Int, reason: String)?
+        if !facets.isEmpty { reserved = (1, "--facet takes 1 of them") }
+        if limit != nil || offset != nil {
+            // Rendered LIMIT ?, or LIMIT ? OFFSET ? (an offset alone has the limit -1).
+            reserved = offset == nil ? (1, "--limit takes 1 of them") : (2, "--limit and --offset take 2 of them")
+        }
         let filter =
-            filters.isEmpty ? nil : try FilterCompiler.compile(filters, schema: schema, db: db, reservedValues: 2)
+            filters.isEmpty ? nil : try FilterCompiler.compile(filters, schema: schema, db: db, reserved: reserved)
         if let filter { request = request.filter(filter) }
         let facets = try Facet.resolve(self.facets, size: facetSize, schema: schema, db: db)
         var orderings: [any SQLOrderingTerm] = []
