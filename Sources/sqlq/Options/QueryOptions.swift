@@ -31,7 +31,10 @@ struct QueryOptions: ParsableArguments {
         help: ArgumentHelp("Skip this many rows first.", valueName: "count"))
     var offsetText: String?
 
-    @Option(help: ArgumentHelp("Return only these columns, separated by commas.", valueName: "a,b"))
+    @Option(
+        help: ArgumentHelp(
+            "Return only these columns, separated by commas. Quote a name that holds a dot or a comma: \"my.team\".city.",
+            valueName: "a,b"))
     var columns: [String] = []
 
     @Flag(help: "Print the number of matching rows instead of the rows.")
