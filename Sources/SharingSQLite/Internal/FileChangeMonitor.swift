@@ -21,8 +21,17 @@ import Synchronization
 ///
 /// A writer's last write to the files (its WAL frames) comes before it publishes the commit in
 /// the shared-memory index, which inotify does not see: a check made at once on the event can
-/// miss the very commit the event announces. So each event is followed by a few quick checks,
-/// 1, 4, 16 and 64 ms later, and the slow poll stays a fallback.
+/// miss the very commit the event announces. So each event on the `-wal` is followed by a few
+/// quick checks, 1, 4, 16 and 64 ms later, and the slow poll stays a fallback.
+///
+/// In a rollback-journal database a check must never hold its shared lock when a writer wants
+/// to commit: the writer needs every reader gone, and one without a busy timeout (the `sqlite3`
+/// shell) fails at once with "database is locked". A writer holds its journal, with something in
+/// it, from its first change until its commit is done, so no check reads while the `-journal`
+/// holds anything: the journal's creation is ignored, and its deletion or truncation (the commit
+/// done) is what wakes the check. A journal left unchanged for a whole interval (a hot journal
+/// left by a crash, or `PERSIST` mode's, which stays) no longer holds checks back, so such a
+/// database is read at least every other interval.
 ///
 /// `data_version` cannot tell that the file itself went away: a connection keeps reading the
 /// file it opened, deleted or not. So each check first compares the device and inode the path
@@ -50,7 +59,8 @@ final class FileChangeMonitor: Sendable {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
-        let watched: Set<String> = [name, name + "-wal", name + "-journal"]
+        let names = WatchedNames(database: name)
+        let journalPath = url.path + "-journal"
         let timeout = Int32(
             clamping: interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         // Before this returns, so that a move right after is seen as one.
@@ -59,7 +69,8 @@ final class FileChangeMonitor: Sendable {
         // they did when Foundation's `Thread` failed to start; the connection's own still notify.
         try? DetachedThread.start(named: "SharingSQLite.FileChangeMonitor") { [self] in
             onStart()
-            self.run(directory: directory, watched: watched, timeout: timeout, checker: checker)
+            self.run(
+                directory: directory, names: names, journalPath: journalPath, timeout: timeout, checker: checker)
         }
     }
 
@@ -85,6 +96,39 @@ final class FileChangeMonitor: Sendable {
         }
     }
 
+    /// The names of the files next to the database that tell of its changes.
+    struct WatchedNames {
+        let database: String
+        var wal: String { database + "-wal" }
+        var journal: String { database + "-journal" }
+
+        func contains(_ name: String) -> Bool { name == database || name == wal || name == journal }
+    }
+
+    /// What the rollback journal tells of a writer.
+    enum JournalState: Equatable {
+        /// No journal, or an empty one (`TRUNCATE` mode's between transactions): no writer is
+        /// in a transaction, or it has not written yet.
+        case idle
+        /// A journal with something in it, by its size and last change: a writer in its
+        /// transaction or commit, a hot journal, or a `PERSIST` journal.
+        case active(size: Int64, seconds: Int, nanoseconds: Int)
+
+        init(of path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_size > 0 else {
+                self = .idle
+                return
+            }
+            #if os(Linux)
+                let time = status.st_mtim
+            #else
+                let time = status.st_mtimespec
+            #endif
+            self = .active(size: Int64(status.st_size), seconds: Int(time.tv_sec), nanoseconds: Int(time.tv_nsec))
+        }
+    }
+
     /// One check of the file, on the monitor's thread.
     private struct Checker {
         let path: String
@@ -103,13 +147,14 @@ final class FileChangeMonitor: Sendable {
             self.original = original == .missing ? .unknown : original
         }
 
-        /// Calls `onChange` if the path still names the original file, else `onMove`. A missing
-        /// file is only reported when `final`: a program that replaces the file by deleting it
-        /// and writing a new one leaves it missing for a moment. Returns false once `onMove` ran.
-        func check(final: Bool) -> Bool {
+        /// Calls `onChange` (when `read`) if the path still names the original file, else
+        /// `onMove`. A missing file is only reported when `final`: a program that replaces the
+        /// file by deleting it and writing a new one leaves it missing for a moment. Returns
+        /// false once `onMove` ran.
+        func check(final: Bool, read: Bool = true) -> Bool {
             let now = PathState(of: path)
             if now == .unknown || original == .unknown || now == original {
-                onChange()
+                if read { onChange() }
                 return true
             }
             if now == .missing {
@@ -122,17 +167,19 @@ final class FileChangeMonitor: Sendable {
         }
     }
 
-    private func run(directory: String, watched: Set<String>, timeout: Int32, checker: Checker) {
+    private func run(directory: String, names: WatchedNames, journalPath: String, timeout: Int32, checker: Checker) {
         #if os(Linux)
             let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             if descriptor >= 0 {
-                let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
+                // Not IN_CLOSE_WRITE: a writer closes the file after its commit, whose own event
+                // came first, and a read then could meet the next writer's commit.
+                let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
                 if inotify_add_watch(descriptor, directory, mask) < 0 {
                     close(descriptor)
-                    return pollOnly(timeout: timeout, checker: checker)
+                    return pollOnly(timeout: timeout, journalPath: journalPath, checker: checker)
                 }
             } else {
-                return pollOnly(timeout: timeout, checker: checker)
+                return pollOnly(timeout: timeout, journalPath: journalPath, checker: checker)
             }
             defer { close(descriptor) }
             let bufferSize = 4096
@@ -140,6 +187,7 @@ final class FileChangeMonitor: Sendable {
             defer { buffer.deallocate() }
             let followUpDelays: [Int32] = [1, 4, 16, 64]
             var followUps = followUpDelays.count
+            var slowPoll = SlowPoll(journalPath: journalPath)
             while !isStopped.load(ordering: .relaxed) {
                 var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let ready = poll(
@@ -147,11 +195,14 @@ final class FileChangeMonitor: Sendable {
                 if isStopped.load(ordering: .relaxed) { return }
                 guard ready > 0 else {
                     // A follow-up check, or the fallback (a timeout, or an interrupted poll).
-                    guard checker.check(final: followUps >= followUpDelays.count - 1) else { return }
+                    let read =
+                        followUps < followUpDelays.count ? JournalState(of: journalPath) == .idle : slowPoll.mayRead()
+                    guard checker.check(final: followUps >= followUpDelays.count - 1, read: read) else { return }
                     followUps = min(followUps + 1, followUpDelays.count)
                     continue
                 }
                 var relevant = false
+                var followUp = false
                 while true {
                     let count = read(descriptor, buffer, bufferSize)
                     guard count > 0 else { break }
@@ -161,26 +212,54 @@ final class FileChangeMonitor: Sendable {
                         let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
                         if event.len > 0 {
                             let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
-                            if watched.contains(name) { relevant = true }
+                            // A journal created is a writer starting: its commit, which removes
+                            // or empties the journal, is the event to read on.
+                            if names.contains(name), !(name == names.journal && event.mask & UInt32(IN_CREATE) != 0) {
+                                relevant = true
+                                // WAL frames come before their commit is published; a file
+                                // deleted or moved may be replaced a moment later.
+                                if name == names.wal || (name == names.database && event.mask & UInt32(IN_MODIFY) == 0)
+                                {
+                                    followUp = true
+                                }
+                            }
                         }
                         offset += MemoryLayout<inotify_event>.size + Int(event.len)
                     }
                 }
                 if relevant {
-                    guard checker.check(final: false) else { return }
-                    followUps = 0
+                    guard checker.check(final: false, read: JournalState(of: journalPath) == .idle) else { return }
+                    if followUp { followUps = 0 }
                 }
             }
         #else
-            pollOnly(timeout: timeout, checker: checker)
+            pollOnly(timeout: timeout, journalPath: journalPath, checker: checker)
         #endif
     }
 
-    private func pollOnly(timeout: Int32, checker: Checker) {
+    /// Whether the slow poll reads: not while a writer's journal holds something, unless the
+    /// journal has not changed since the last poll, which no committing writer leaves it.
+    private struct SlowPoll {
+        let journalPath: String
+        private var lastActive: JournalState?
+
+        init(journalPath: String) {
+            self.journalPath = journalPath
+        }
+
+        mutating func mayRead() -> Bool {
+            let journal = JournalState(of: journalPath)
+            defer { lastActive = journal == .idle ? nil : journal }
+            return journal == .idle || journal == lastActive
+        }
+    }
+
+    private func pollOnly(timeout: Int32, journalPath: String, checker: Checker) {
+        var slowPoll = SlowPoll(journalPath: journalPath)
         while !isStopped.load(ordering: .relaxed) {
             usleep(useconds_t(max(timeout, 1)) * 1000)
             if isStopped.load(ordering: .relaxed) { return }
-            guard checker.check(final: true) else { return }
+            guard checker.check(final: true, read: slowPoll.mayRead()) else { return }
         }
     }
 }

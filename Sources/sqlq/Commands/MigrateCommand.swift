@@ -1,6 +1,16 @@
 import ArgumentParser
 import SQLite
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `sqlq migrate`: applies a folder of numbered `.sql` migrations with the package's `Migrator`.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +29,9 @@ struct MigrateCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     @Option(
-        help: ArgumentHelp("The folder of migrations. Defaults to Migrations/.", valueName: "dir"),
+        help: ArgumentHelp(
+            "The folder of migrations. Defaults to Migrations/ in the working folder (never the demo's).",
+            valueName: "dir"),
         completion: .directory)
     var dir: String?
 
@@ -45,7 +57,7 @@ struct MigrateCommand: ParsableCommand {
     }
 
     private func migrate() throws {
-        guard let directory = dir ?? DemoDatabase.migrationsDirectory() else {
+        guard let directory = dir ?? Self.workingFolderMigrations() else {
             throw CommandError.usage("no Migrations/ folder here; name the folder with --dir")
         }
         var migrator = Migrator()
@@ -81,6 +93,15 @@ struct MigrateCommand: ParsableCommand {
         output.writeLine(
             pending.isEmpty
                 ? "Nothing to apply: the database is up to date." : "Applied \(count); the database is up to date.")
+    }
+
+    /// `Migrations/` in the working folder, if there is one. Not the demo database's folder,
+    /// which the build knows: its migrations are for the demo, never for the user's file.
+    static func workingFolderMigrations() -> String? {
+        let path = FileManager.default.currentDirectoryPath + "/Migrations"
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return path
     }
 
     private static func time(_ date: some SQLiteValueConvertible) -> String {

@@ -10,7 +10,8 @@ import SQLite
 /// that `swift run sqlq query items …` works on a fresh checkout with no file at hand.
 enum DemoDatabase {
     /// The repository's `Migrations/` folder: in the working directory, or found from this
-    /// source file's place in the repository.
+    /// source file's place in the repository. For the demo database only: `migrate` never
+    /// falls back to it for a user's file.
     static func migrationsDirectory() -> String? {
         let candidates = [
             FileManager.default.currentDirectoryPath + "/Migrations",

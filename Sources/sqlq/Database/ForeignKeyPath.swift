@@ -1,3 +1,5 @@
+import CSQLite
+import QueryBuilder
 import SQLite
 
 /// A column named by a dotted path that follows the foreign keys the schema declares.
@@ -22,6 +24,14 @@ import SQLite
 /// (`datum_code.name` on `geodetic_crs(datum_auth_name, datum_code) REFERENCES
 /// geodetic_datum(auth_name, code)`); a column in several foreign keys is refused, since the
 /// name cannot say which to follow.
+///
+/// A row's parent is the one SQLite's own foreign-key check finds: the key compared under the
+/// parent column's collation, with the parent column's affinity applied to the child's value.
+/// Where a plain comparison of the two columns would differ (a `NOCASE` parent key, an INTEGER
+/// child of a TEXT key), the child's value is written so that it does not: `+value` has no
+/// affinity, so the key's applies, and `value COLLATE "NOCASE"` compares as the key does. A key
+/// that SQLite itself refuses (a "foreign key mismatch": parent columns with no unique index,
+/// or that do not exist) is a usage error, since a row could have several parents or none.
 struct ForeignKeyPath {
     /// The most foreign keys one name follows. Real schemas need two or three; the bound keeps
     /// a generated name from nesting subqueries without end.
@@ -40,6 +50,39 @@ struct ForeignKeyPath {
         var columns: [String]
         var parent: String
         var keys: [String]
+        /// For each column, how its value is written to match its key as SQLite's check does.
+        var matches: [KeyMatch]
+    }
+
+    /// How a child column's value is written so that comparing it with its parent key gives
+    /// what SQLite's foreign-key check gives.
+    struct KeyMatch: Equatable {
+        /// The key's affinity must apply to the value, where a comparison of the two columns
+        /// would apply another (numeric for either side's, none between text and none).
+        var takesKeyAffinity = false
+        /// The key's collation, when the child column's is another: a membership (`IN`)
+        /// compares with its left side's, the child's.
+        var collation: String?
+
+        /// The value as the lookup compares it, `key = value`: the key, on the left, gives the
+        /// collation.
+        func lookupValue(_ value: SQLExpression) -> SQLExpression {
+            takesKeyAffinity ? Self.withoutAffinity(value) : value
+        }
+
+        /// The value as a membership tests it, `value IN (SELECT key …)`.
+        func membershipValue(_ value: SQLExpression) -> SQLExpression {
+            let value = lookupValue(value)
+            guard let collation else { return value }
+            return SQLExpression(
+                SQLFragment(value.fragment.segments + [.sql(" COLLATE "), .foreignIdentifier(collation)]),
+                precedence: .atom)
+        }
+
+        /// `+value`: the same value, with no affinity (SQLite's rule for any operator on a column).
+        private static func withoutAffinity(_ value: SQLExpression) -> SQLExpression {
+            SQLExpression(SQLFragment([.sql("+")] + value.fragment.segments), precedence: .atom)
+        }
     }
 
     /// The foreign keys followed, in order; empty for a plain column.
@@ -113,8 +156,8 @@ struct ForeignKeyPath {
         // Built from the last hop outwards: each lookup selects the next one.
         var selected = SQLExpression.column(column.name, of: aliases[hops.count])
         for (offset, hop) in hops.enumerated().reversed() {
-            let keys = zip(hop.keys, hop.columns).map { key, from in
-                (key: key, value: SQLExpression.column(from, of: aliases[offset]))
+            let keys = zip(hop.keys, zip(hop.columns, hop.matches)).map { key, column in
+                (key: key, value: column.1.lookupValue(.column(column.0, of: aliases[offset])))
             }
             selected = .lookup(selected, in: hop.parent, as: aliases[offset + 1], keys: keys)
         }
@@ -130,20 +173,26 @@ struct ForeignKeyPath {
         var predicate = test(.column(column.name, of: aliases[hops.count]))
         for (offset, hop) in hops.enumerated().reversed() {
             predicate = .membership(
-                of: hop.columns.map { .column($0, of: aliases[offset]) }, inKeys: hop.keys, of: hop.parent,
-                as: aliases[offset + 1], where: predicate)
+                of: zip(hop.columns, hop.matches).map { $1.membershipValue(.column($0, of: aliases[offset])) },
+                inKeys: hop.keys, of: hop.parent, as: aliases[offset + 1], where: predicate)
         }
         return predicate
     }
 
-    /// Resolves a name as an option's term (`--columns`, `--sort`, `--facet`): split on dots,
-    /// unless the table has a column with that very name. `position` is where the name starts in
-    /// `text`.
+    /// Resolves a name as an option's term (`--columns`, `--sort`, `--facet`): the table's
+    /// column of that very name, or else its parts split on dots. A part in double quotes, as in
+    /// `--where` and SQL (`""` for a quote), is one name, dots and all: `"my.team".city`.
+    /// `position` is where the name starts in `text`.
     static func resolve(
         _ name: String, at position: Int, in text: String, option: String, from schema: TableSchema, db: Database
     ) throws -> ForeignKeyPath {
-        var steps: [Step] = []
-        if name.contains("."), !schema.columns.contains(where: { $0.name.sqliteNameMatches(name) }) {
+        let steps: [Step]
+        if schema.columns.contains(where: { $0.name.sqliteNameMatches(name) }) {
+            steps = [Step(name: name, position: position, length: name.unicodeScalars.count)]
+        } else if name.contains("\"") {
+            steps = try quotedSteps(name, at: position, in: text, option: option)
+        } else if name.contains(".") {
+            var parts: [Step] = []
             var offset = position
             for part in name.split(separator: ".", omittingEmptySubsequences: false) {
                 let length = part.unicodeScalars.count
@@ -152,13 +201,56 @@ struct ForeignKeyPath {
                         reason: .syntax("a column name is missing around \".\""), expression: text,
                         position: max(position, offset - 1), length: 1, option: option)
                 }
-                steps.append(Step(name: String(part), position: offset, length: length))
+                parts.append(Step(name: String(part), position: offset, length: length))
                 offset += length + 1
             }
+            steps = parts
         } else {
             steps = [Step(name: name, position: position, length: name.unicodeScalars.count)]
         }
         return try ForeignKeyPath(steps, from: schema, in: db, text: text, option: option)
+    }
+
+    /// The dotted parts of a name in which some are quoted.
+    private static func quotedSteps(_ name: String, at position: Int, in text: String, option: String) throws -> [Step]
+    {
+        func failure(_ message: String, at offset: Int) -> FilterError {
+            FilterError(
+                reason: .syntax(message), expression: text, position: position + offset, length: 1, option: option)
+        }
+        let scalars = Array(name.unicodeScalars)
+        var steps: [Step] = []
+        var index = 0
+        while true {
+            let start = index
+            var part = String.UnicodeScalarView()
+            if index < scalars.count, scalars[index] == "\"" {
+                index += 1
+                while true {
+                    guard index < scalars.count else { throw failure("this quoted name is not closed", at: start) }
+                    if scalars[index] == "\"" {
+                        guard index + 1 < scalars.count, scalars[index + 1] == "\"" else { break }
+                        index += 1
+                    }
+                    part.append(scalars[index])
+                    index += 1
+                }
+                index += 1
+            } else {
+                while index < scalars.count, scalars[index] != "." {
+                    if scalars[index] == "\"" { throw failure("a quote can only start a name", at: index) }
+                    part.append(scalars[index])
+                    index += 1
+                }
+            }
+            if part.isEmpty {
+                throw failure("a column name is missing here", at: min(start, max(scalars.count - 1, 0)))
+            }
+            steps.append(Step(name: String(part), position: position + start, length: index - start))
+            guard index < scalars.count else { return steps }
+            guard scalars[index] == "." else { throw failure("expected \".\" after a quoted name", at: index) }
+            index += 1
+        }
     }
 
     /// Why a column cannot be followed.
@@ -199,20 +291,107 @@ struct ForeignKeyPath {
                     + "), and its name cannot say which to follow; name a column that is in only one")
         }
         let parts = keys[id]!
-        let parent = parts[0].parent
+        let parent = try db.checkTable(parts[0].parent)
         let columns = parts.map(\.from)
-        let declared = parts.compactMap(\.to)
-        if declared.count == parts.count {
-            return Hop(table: table, columns: columns, parent: parent, keys: declared)
+        var declared = parts.compactMap(\.to)
+        if declared.count != parts.count {
+            // No parent columns declared: the key is the parent's primary key.
+            declared = try db.fetchAll(
+                String.self, "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(parent)])
+            guard declared.count == parts.count else {
+                throw ForeignKeyError(
+                    message: "the foreign key \(describe(id)) refers to the primary key of \"\(parent)\", which "
+                        + (declared.isEmpty
+                            ? "it does not declare" : "has \(declared.count) columns, not \(parts.count)"))
+            }
         }
-        // No parent columns declared: the key is the parent's primary key.
-        let primary = try db.fetchAll(
-            String.self, "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(parent)])
-        guard primary.count == parts.count else {
+        // The connection's handle, which the statement's leads to; the statement stays alive
+        // while it is asked, since releasing it finalizes it.
+        let statement = try db.makeStatement("SELECT 1")
+        let connection = withExtendedLifetime(statement) { sqlite3_db_handle(statement.sqliteHandle) }
+        var matches: [KeyMatch] = []
+        var collations: [String] = []
+        for (from, key) in zip(columns, declared) {
+            guard let parentColumn = ColumnTraits(connection, table: parent, column: key) else {
+                let names = try db.fetchAll(String.self, "SELECT name FROM pragma_table_info(?)", [.text(parent)])
+                throw ForeignKeyError(
+                    message: "the foreign key \(describe(id)) refers to column \"\(key)\", which \"\(parent)\" lacks "
+                        + "(its columns: \(names.joined(separator: ", ")))")
+            }
+            let child = ColumnTraits(connection, table: table, column: from) ?? ColumnTraits()
+            matches.append(
+                KeyMatch(
+                    takesKeyAffinity: !parentColumn.affinity.isNumeric
+                        && (child.affinity.isNumeric || (parentColumn.affinity == .text && child.affinity == .blob)),
+                    collation: parentColumn.collation.uppercased() == child.collation.uppercased()
+                        ? nil : parentColumn.collation))
+            collations.append(parentColumn.collation)
+        }
+        guard try isParentKey(declared, collations: collations, of: parent, db: db) else {
             throw ForeignKeyError(
-                message: "the foreign key \(describe(id)) refers to the primary key of \"\(parent)\", which "
-                    + (primary.isEmpty ? "it does not declare" : "has \(primary.count) columns, not \(parts.count)"))
+                message: "the foreign key \(describe(id)) is what SQLite calls a \"foreign key mismatch\": "
+                    + "\"\(parent)\" has no unique index on exactly (\(declared.joined(separator: ", "))) "
+                    + "with the columns' own collations, nor is that its primary key, so a row could refer to several")
         }
-        return Hop(table: table, columns: columns, parent: parent, keys: primary)
+        return Hop(table: table, columns: columns, parent: parent, keys: declared, matches: matches)
     }
+
+    /// A column's affinity and collation, as SQLite declares them.
+    private struct ColumnTraits {
+        var affinity = TableSchema.Affinity.blob
+        var collation = "BINARY"
+
+        init() {}
+
+        /// Nil when the table has no such column.
+        init?(_ connection: OpaquePointer?, table: String, column: String) {
+            var type: UnsafePointer<CChar>?
+            var collation: UnsafePointer<CChar>?
+            guard
+                sqlite3_table_column_metadata(connection, nil, table, column, &type, &collation, nil, nil, nil)
+                    == SQLITE_OK
+            else { return nil }
+            affinity = TableSchema.Affinity(declaredType: type.map { String(cString: $0) } ?? "")
+            self.collation = collation.map { String(cString: $0) } ?? "BINARY"
+        }
+    }
+
+    /// Whether SQLite takes `keys` as a parent key of `parent` (its `sqlite3FkLocateIndex`):
+    /// the rowid's alias, or the columns of a unique index that covers no fewer rows (not
+    /// partial), each with the column's own collation.
+    private static func isParentKey(
+        _ keys: [String], collations: [String], of parent: String, db: Database
+    ) throws -> Bool {
+        let folded = keys.map(\.sqliteFolded)
+        if keys.count == 1 {
+            let primary = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) WHERE pk > 0", [.text(parent)])
+            if primary.count == 1, try (primary[0][0] as String).sqliteFolded == folded[0],
+                try (primary[0][1] as String).sqliteFolded == "integer"
+            {
+                return true
+            }
+        }
+        let indexes = try db.fetchAll(
+            String.self, "SELECT name FROM pragma_index_list(?) WHERE \"unique\" AND NOT partial", [.text(parent)])
+        for index in indexes {
+            let columns = try db.fetchAll(
+                "SELECT name, coll FROM pragma_index_xinfo(?) WHERE key ORDER BY seqno", [.text(index)])
+            guard columns.count == keys.count else { continue }
+            var covered = Set<Int>()
+            for column in columns {
+                // An expression has no name, and makes no parent key.
+                guard let name = try column[0] as String?, let key = folded.firstIndex(of: name.sqliteFolded),
+                    try (column[1] as String).sqliteFolded == collations[key].sqliteFolded
+                else { break }
+                covered.insert(key)
+            }
+            if covered.count == keys.count { return true }
+        }
+        return false
+    }
+}
+
+extension TableSchema.Affinity {
+    /// INTEGER, REAL or NUMERIC: what a comparison applies to the other side's text.
+    fileprivate var isNumeric: Bool { self == .integer || self == .real || self == .numeric }
 }

@@ -17,6 +17,8 @@ struct FilterCompiler {
     let expression: String
     /// How many values the expression may still bind.
     private(set) var remainingValues: Int
+    /// What else takes some of the values one statement binds, for the error.
+    private var reservation: String?
     /// Whether an odd number of NOTs encloses the node being compiled: there a test across a
     /// foreign key stays a lookup, since a membership would not keep its nulls unknown.
     private var negated = false
@@ -35,14 +37,16 @@ struct FilterCompiler {
     }
 
     /// Parses and compiles the `--where` expressions of one query, ANDed, within the values
-    /// one statement can bind (less `reservedValues`, such as a limit and an offset).
+    /// one statement can bind, less the `reserved` ones (a limit and an offset), whose
+    /// `reason` the error names: "--limit takes 1 of them".
     static func compile(
-        _ expressions: [String], schema: TableSchema, db: Database, reservedValues: Int = 0
+        _ expressions: [String], schema: TableSchema, db: Database, reserved: (count: Int, reason: String)? = nil
     ) throws -> SQLExpression {
-        var remaining = maximumValues - reservedValues
+        var remaining = maximumValues - (reserved?.count ?? 0)
         var compiled: [SQLExpression] = []
         for expression in expressions {
             var compiler = FilterCompiler(schema: schema, db: db, expression: expression, maximumValues: remaining)
+            compiler.reservation = reserved?.reason
             compiled.append(try compiler.compile(try FilterParser.parse(expression)))
             remaining = compiler.remainingValues
         }
@@ -206,8 +210,9 @@ struct FilterCompiler {
         guard remainingValues < 0 else { return }
         throw FilterError(
             reason: .limit(
-                "too many values: SQLite binds at most \(Self.maximumValues) values in one query; "
-                    + "split the query, or use a range (between) instead of long lists"),
+                "too many values: SQLite binds at most \(Self.maximumValues) values in one query"
+                    + (reservation.map { ", and " + $0 } ?? "")
+                    + "; split the query, or use a range (between) instead of long lists"),
             expression: expression, position: position, length: length)
     }
 

@@ -20,9 +20,12 @@ struct DatabaseOptions: ParsableArguments {
     /// within a minute, with advice, rather than hanging.
     static let defaultTimeout = 60.0
 
+    // Unconditional, so that `--timeout -1` reaches validate() and its message, rather than
+    // reading -1 as an option.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "How long to wait for another process that is writing to the database, in seconds.",
+            "How long to wait for another process that holds a lock on the database (reading or writing), in seconds.",
             valueName: "seconds"))
     var timeout: Double = Self.defaultTimeout
 
@@ -32,7 +35,8 @@ struct DatabaseOptions: ParsableArguments {
     func validate() throws {
         guard timeout >= 0, timeout <= Self.maximumTimeout else {
             throw ValidationError(
-                "--timeout takes a number of seconds from 0 to \(Int(Self.maximumTimeout)); \(timeout) is not one")
+                "--timeout takes a number of seconds from 0 to \(Int(Self.maximumTimeout)); \(Self.seconds(timeout)) is not one"
+            )
         }
     }
 
@@ -81,6 +85,10 @@ struct DatabaseOptions: ParsableArguments {
         do {
             return try DatabaseQueue(path: path, configuration: configuration)
         } catch let error as SQLiteError {
+            // Opening reads the file: a lock held too long gets the same advice as a write.
+            if error.code == ResultCode.busy || error.code == ResultCode.locked, let failure = failure(error) {
+                throw failure
+            }
             throw CommandError.failure(
                 "cannot open database \"\(path)\": \(error.message) (SQLite error \(error.extendedCode))")
         }
@@ -97,9 +105,11 @@ struct DatabaseOptions: ParsableArguments {
         let problem: String
         switch error.code {
         case ResultCode.busy, ResultCode.locked:
-            let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
+            // SQLite does not say whether the lock is a writer's or a reader's (which keeps a
+            // writer from committing in a rollback-journal database).
             problem =
-                "\(name) is locked: another process is writing to it, and it held the lock for longer than --timeout (\(seconds) s); "
+                "\(name) is locked: another process holds a lock on it (reading or writing), and it held the lock "
+                + "for longer than --timeout (\(Self.seconds(timeout)) s); "
                 + "try again once it is done, or wait longer with --timeout SECONDS"
         case ResultCode.readOnly:
             problem =
@@ -115,6 +125,11 @@ struct DatabaseOptions: ParsableArguments {
             problem = "\(name) failed: \(error.message) (SQLite error \(error.extendedCode))"
         }
         return .failure(outcome.map { problem + "\n  " + $0 } ?? problem)
+    }
+
+    /// A number of seconds as written: 60, 0.1.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// Whether SQLite failed for a reason of the database or its file rather than of the SQL or

@@ -31,7 +31,10 @@ struct QueryOptions: ParsableArguments {
         help: ArgumentHelp("Skip this many rows first.", valueName: "count"))
     var offsetText: String?
 
-    @Option(help: ArgumentHelp("Return only these columns, separated by commas.", valueName: "a,b"))
+    @Option(
+        help: ArgumentHelp(
+            "Return only these columns, separated by commas. Quote a name that holds a dot or a comma: \"my.team\".city.",
+            valueName: "a,b"))
     var columns: [String] = []
 
     @Flag(help: "Print the number of matching rows instead of the rows.")
@@ -84,9 +87,16 @@ struct QueryOptions: ParsableArguments {
         let schema = try TableSchema(db, table: table)
         var request = Table(schema.name).all()
         // Compiled together, so that many --where options make one balanced AND and stay
-        // within the values one statement binds, less the limit and the offset.
+        // within the values one statement binds, less those its limit and offset (or the facets'
+        // limit) bind.
+        var reserved: (count: Int, reason: String)?
+        if !facets.isEmpty { reserved = (1, "--facet takes 1 of them") }
+        if limit != nil || offset != nil {
+            // Rendered LIMIT ?, or LIMIT ? OFFSET ? (an offset alone has the limit -1).
+            reserved = offset == nil ? (1, "--limit takes 1 of them") : (2, "--limit and --offset take 2 of them")
+        }
         let filter =
-            filters.isEmpty ? nil : try FilterCompiler.compile(filters, schema: schema, db: db, reservedValues: 2)
+            filters.isEmpty ? nil : try FilterCompiler.compile(filters, schema: schema, db: db, reserved: reserved)
         if let filter { request = request.filter(filter) }
         let facets = try Facet.resolve(self.facets, size: facetSize, schema: schema, db: db)
         var orderings: [any SQLOrderingTerm] = []
@@ -120,11 +130,24 @@ struct QueryOptions: ParsableArguments {
         return TableQuery(request: request, counts: count, filter: filter, facets: facets)
     }
 
-    /// The comma-separated terms of an option, trimmed, with where each starts.
+    /// The comma-separated terms of an option, trimmed, with where each starts. A comma inside
+    /// a double-quoted name belongs to the name.
     static func terms(_ option: String) -> [(String, Int)] {
+        var parts: [Substring] = []
+        var start = option.startIndex
+        var quoted = false
+        for index in option.indices {
+            if option[index] == "\"" {
+                quoted.toggle()
+            } else if option[index] == ",", !quoted {
+                parts.append(option[start..<index])
+                start = option.index(after: index)
+            }
+        }
+        parts.append(option[start...])
         var terms: [(String, Int)] = []
         var position = 0
-        for part in option.split(separator: ",", omittingEmptySubsequences: false) {
+        for part in parts {
             let leading = part.prefix { $0 == " " }.count
             var term = String(part.dropFirst(leading))
             while term.last == " " { term.removeLast() }

@@ -78,7 +78,7 @@ struct DeleteCommandTests {
         #expect(result.status == 1)
         #expect(
             result.errors.contains(
-                "Error: the database \"\(database.path)\" is locked: another process is writing to it, and it held the lock for longer than --timeout (0 s)"
+                "Error: the database \"\(database.path)\" is locked: another process holds a lock on it (reading or writing), and it held the lock for longer than --timeout (0 s)"
             ), "\(result.errors)")
         #expect(result.errors.hasSuffix("  nothing was deleted\n"))
         #expect(try database.count("SELECT count(*) FROM t") == 2)

@@ -255,7 +255,7 @@ struct ImportCommandTests {
         #expect(result.status == 1)
         #expect(
             result.errors.hasPrefix(
-                "Error: the database \"\(database.path)\" is locked: another process is writing to it, and it held the lock for longer than --timeout (0.2 s)"
+                "Error: the database \"\(database.path)\" is locked: another process holds a lock on it (reading or writing), and it held the lock for longer than --timeout (0.2 s)"
             ), "\(result.errors)")
         #expect(result.errors.contains("try again once it is done, or wait longer with --timeout SECONDS"))
         #expect(try database.count("SELECT count(*) FROM people") == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Testing
 
 @Suite("sqlq migrate")
@@ -80,8 +81,33 @@ struct MigrateCommandTests {
         #expect(result.status == 1)
         #expect(
             result.errors.hasPrefix(
-                "Error: the database \"\(path)\" is locked: another process is writing to it, and it held the lock for longer than --timeout (0.1 s)"
+                "Error: the database \"\(path)\" is locked: another process holds a lock on it (reading or writing), and it held the lock for longer than --timeout (0.1 s)"
             ), "\(result.errors)")
         #expect(try Executable.run(["migrate", "--db", path, "--dir", migrations.path]).status == 0)
+    }
+
+    @Test(
+        "Without --dir, and with no Migrations/ in the working folder, migrate refuses: the demo's are not the user's")
+    func noFolderHere() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("mine.sqlite").path
+        try Shell.sqlite3(path, "CREATE TABLE mine(id INTEGER PRIMARY KEY)")
+        for arguments in [["migrate", "--db", path], ["migrate", "--db", path, "--status"]] {
+            let result = try Executable.run(arguments, directory: directory.url)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(
+                result.errors.contains("no Migrations/ folder here; name the folder with --dir"), "\(result.errors)")
+            #expect(result.output.isEmpty)
+        }
+        let tables = try Database(path: path, configuration: .readOnly).fetchAll(
+            String.self, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        #expect(tables == ["mine"])
+        // A Migrations/ folder in the working folder is the default.
+        try FileManager.default.createDirectory(
+            at: directory.file("Migrations"), withIntermediateDirectories: true)
+        _ = try directory.write("Migrations/0001_t.sql", "CREATE TABLE t(id INTEGER PRIMARY KEY);")
+        let local = try Executable.run(["migrate", "--db", path], directory: directory.url)
+        #expect(local.status == 0, "\(local.errors)")
+        #expect(local.output == "applied 0001_t\nApplied 1 migration; the database is up to date.\n")
     }
 }

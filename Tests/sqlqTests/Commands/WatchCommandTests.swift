@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SQLite
 import Testing
 
 @Suite("sqlq watch")
@@ -118,5 +119,32 @@ struct WatchCommandTests {
         let explain = try database.run(["watch", "items", "--where", "done", "--explain"])
         #expect(explain.status == 0)
         #expect(explain.lines.first == #"SELECT * FROM "items" WHERE "done""#)
+    }
+
+    @Test(
+        "Writers with no busy timeout (the sqlite3 shell) never fail because watch follows them",
+        arguments: ["delete", "truncate", "wal"])
+    func writersNeverFail(journal: String) async throws {
+        let database = try TestDatabase.with("CREATE TABLE w(id INTEGER PRIMARY KEY, v);")
+        _ = try Database(path: database.path).fetchOne(String.self, "PRAGMA journal_mode = \(journal)")
+        let watch = try RunningCommand(["watch", "w", "--count", "--db", database.path])
+        try await watch.output.waitFor("0\n-- last change at ")
+        var failures: [String] = []
+        var written = 0
+        for attempt in 1...50 {
+            let (status, errors) = try Shell.sqlite3WithoutTimeout(
+                database.path, "INSERT INTO w(v) VALUES (\(attempt))")
+            guard status == 0 else {
+                failures.append("write \(attempt): \(errors)")
+                continue
+            }
+            written += 1
+            // Each write waits for watch to show it, so the next one starts while watch reacts.
+            try await watch.output.waitFor("\n\(written)\n-- last change at ")
+        }
+        #expect(failures.isEmpty, "\(journal): \(failures.count) of 50 writes failed: \(failures.prefix(3))")
+        #expect(try database.count("SELECT count(*) FROM w") == written)
+        watch.interrupt()
+        #expect(try await watch.exitStatus() == 0)
     }
 }

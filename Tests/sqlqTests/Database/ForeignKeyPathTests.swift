@@ -276,4 +276,171 @@ struct ForeignKeyPathTests {
         watch.interrupt()
         #expect(try await watch.exitStatus() == 0)
     }
+
+    /// The ids `sqlq query` prints for `arguments`, one CSV column of ids.
+    private static func ids(_ database: TestDatabase, _ arguments: [String]) throws -> [String] {
+        let result = try database.run(arguments + ["--format", "csv"])
+        #expect(result.status == 0, "\(arguments): \(result.errors)")
+        // CSV ends each line with CRLF, one Character in Swift.
+        return Array(result.output.components(separatedBy: "\r\n").dropFirst().dropLast())
+    }
+
+    @Test("A parent key with a NOCASE collation: every form gives the rows SQLite's foreign-key check matches")
+    func parentCollation() throws {
+        let database = try TestDatabase.with(
+            """
+            PRAGMA foreign_keys = OFF;
+            CREATE TABLE colp(code TEXT COLLATE NOCASE PRIMARY KEY, name TEXT);
+            CREATE TABLE colc(id INTEGER PRIMARY KEY, ref TEXT REFERENCES colp(code));
+            INSERT INTO colp VALUES ('ABC', 'x');
+            INSERT INTO colc VALUES (1, 'abc'), (2, 'ABC'), (3, 'abd');
+            CREATE TABLE binp(code TEXT PRIMARY KEY, name TEXT);
+            CREATE TABLE binc(id INTEGER PRIMARY KEY, ref TEXT COLLATE NOCASE REFERENCES binp(code));
+            INSERT INTO binp VALUES ('ABC', 'y');
+            INSERT INTO binc VALUES (1, 'abc'), (2, 'ABC');
+            """)
+        // SQLite's own check: the rows whose key finds no parent.
+        let orphans = try database.read { db in
+            try db.fetchAll(String.self, "SELECT \"table\" || ':' || rowid FROM pragma_foreign_key_check ORDER BY 1")
+        }
+        #expect(orphans == ["binc:1", "colc:3"])
+        let lookup = try database.run(["query", "colc", "--columns", "id,ref.name", "--sort", "id", "--format", "csv"])
+        #expect(lookup.output == "id,ref.name\r\n1,x\r\n2,x\r\n3,\r\n")
+        let facet = try database.run(["query", "colc", "--facet", "ref.name", "--format", "csv"])
+        #expect(facet.output.contains("x,2"), "\(facet.output)")
+        let forms: [(String, String, [String])] = [
+            ("colc", "ref.name = 'x'", ["1", "2"]),
+            ("colc", "not ref.name = 'x'", []),
+            ("colc", "ref.name != 'x'", []),
+            ("colc", "ref.name in ('x')", ["1", "2"]),
+            ("colc", "ref.name like 'x'", ["1", "2"]),
+            ("colc", "ref.name is null", ["3"]),
+            ("binc", "ref.name = 'y'", ["2"]),
+            ("binc", "not ref.name = 'y'", []),
+            ("binc", "ref.name is null", ["1"]),
+        ]
+        for (table, filter, expected) in forms {
+            #expect(
+                try Self.ids(database, ["query", table, "--where", filter, "--columns", "id", "--sort", "id"])
+                    == expected, "\(table): \(filter)")
+        }
+        let delete = try database.run(["delete", "colc", "--where", "ref.name = 'x'", "--yes"])
+        #expect(delete.output == "Deleted 2 rows from \"colc\".\n")
+        #expect(try database.count("SELECT count(*) FROM colc") == 1)
+    }
+
+    @Test("A key whose child and parent affinities differ matches as SQLite's foreign-key check does")
+    func parentAffinity() throws {
+        let database = try TestDatabase.with(
+            """
+            PRAGMA foreign_keys = OFF;
+            CREATE TABLE p(code TEXT UNIQUE, nm TEXT);
+            INSERT INTO p VALUES ('02', 'two'), ('3', 'three');
+            CREATE TABLE c(id INTEGER PRIMARY KEY, n INTEGER REFERENCES p(code));
+            INSERT INTO c VALUES (1, 2), (2, 3);
+            CREATE TABLE u(id INTEGER PRIMARY KEY, n REFERENCES p(code));
+            INSERT INTO u VALUES (1, 2), (2, 3), (3, '3');
+            """)
+        let orphans = try database.read { db in
+            try db.fetchAll(String.self, "SELECT \"table\" || ':' || rowid FROM pragma_foreign_key_check ORDER BY 1")
+        }
+        #expect(orphans == ["c:1", "u:1"])
+        let lookup = try database.run(["query", "c", "--columns", "id,n.nm", "--sort", "id", "--format", "csv"])
+        #expect(lookup.output == "id,n.nm\r\n1,\r\n2,three\r\n")
+        let untyped = try database.run(["query", "u", "--columns", "id,n.nm", "--sort", "id", "--format", "csv"])
+        #expect(untyped.output == "id,n.nm\r\n1,\r\n2,three\r\n3,three\r\n")
+        let forms: [(String, String, [String])] = [
+            ("c", "n.nm = 'two'", []),
+            ("c", "n.nm = 'three'", ["2"]),
+            ("c", "not n.nm = 'three'", []),
+            ("c", "n.nm is null", ["1"]),
+            ("u", "n.nm = 'three'", ["2", "3"]),
+            ("u", "n.nm in ('two', 'three')", ["2", "3"]),
+            ("u", "not n.nm = 'three'", []),
+        ]
+        for (table, filter, expected) in forms {
+            #expect(
+                try Self.ids(database, ["query", table, "--where", filter, "--columns", "id", "--sort", "id"])
+                    == expected, "\(table): \(filter)")
+        }
+        let delete = try database.run(["delete", "c", "--where", "n.nm = 'two'", "--yes"])
+        #expect(delete.status == 0)
+        #expect(try database.count("SELECT count(*) FROM c") == 2)
+    }
+
+    @Test("A foreign key to columns that are not unique is SQLite's foreign key mismatch: a usage error")
+    func nonUniqueParent() throws {
+        let database = try TestDatabase.with(
+            """
+            PRAGMA foreign_keys = OFF;
+            CREATE TABLE p(id INTEGER, name TEXT);
+            INSERT INTO p VALUES (1, 'b'), (1, 'a');
+            CREATE TABLE c(id INTEGER PRIMARY KEY, p INTEGER REFERENCES p(id));
+            INSERT INTO c VALUES (1, 1);
+            CREATE TABLE q(code TEXT, name TEXT);
+            CREATE UNIQUE INDEX q_code ON q(code COLLATE NOCASE);
+            CREATE TABLE d(id INTEGER PRIMARY KEY, q TEXT REFERENCES q(code));
+            """)
+        for arguments in [
+            ["query", "c", "--columns", "p.name"], ["query", "c", "--where", "p.name = 'a'"],
+            ["query", "c", "--where", "not p.name = 'a'"], ["query", "c", "--facet", "p.name"],
+            ["delete", "c", "--where", "p.name = 'a'", "--yes"],
+        ] {
+            let result = try database.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.errors.contains("foreign key mismatch"), "\(arguments): \(result.errors)")
+            #expect(result.errors.contains("no unique index"), "\(arguments): \(result.errors)")
+            #expect(result.output.isEmpty)
+        }
+        // A unique index whose collation is not the column's does not make a parent key either.
+        let collation = try database.run(["query", "d", "--columns", "q.name"])
+        #expect(collation.status == 2)
+        #expect(collation.errors.contains("foreign key mismatch"), "\(collation.errors)")
+        #expect(try database.count("SELECT count(*) FROM c") == 1)
+    }
+
+    @Test("A foreign key to a parent column that does not exist is a usage error that points at the step")
+    func missingParentColumn() throws {
+        let database = try TestDatabase.with(
+            """
+            PRAGMA foreign_keys = OFF;
+            CREATE TABLE ch(id INTEGER PRIMARY KEY, p INTEGER REFERENCES ch(nosuch), name TEXT);
+            INSERT INTO ch VALUES (1, 1, 'a');
+            """)
+        let result = try database.run(["query", "ch", "--where", "p.name = 'a'"])
+        #expect(result.status == 2)
+        #expect(
+            result.errors
+                == "Error: --where: the foreign key (p) → ch(nosuch) refers to column \"nosuch\", which \"ch\" "
+                + "lacks (its columns: id, p, name), so \"name\" cannot follow it\n  p.name = 'a'\n  ^\n")
+        let columns = try database.run(["query", "ch", "--columns", "id,p.name"])
+        #expect(columns.status == 2)
+        #expect(columns.errors.hasPrefix("Error: --columns: the foreign key (p) → ch(nosuch) refers to column"))
+        #expect(columns.errors.hasSuffix("\n  id,p.name\n     ^\n"))
+    }
+
+    @Test("--columns, --facet and --sort follow a key from a column whose name holds a dot, quoted")
+    func dottedColumnName() throws {
+        let database = try TestDatabase.with(
+            Self.schema + """
+                CREATE TABLE members(id INTEGER PRIMARY KEY, "my.team" INTEGER REFERENCES teams(id));
+                INSERT INTO members VALUES (1, 1), (2, 2), (3, 2);
+                """)
+        let columns = try database.run([
+            "query", "members", "--columns", #"id,"my.team".city"#, "--sort", #"-"my.team".city,id"#,
+            "--format", "csv",
+        ])
+        #expect(columns.status == 0, "\(columns.errors)")
+        #expect(columns.output == "id,my.team.city\r\n2,Rome\r\n3,Rome\r\n1,Oslo\r\n")
+        let facet = try database.run(["query", "members", "--facet", #""my.team".city"#, "--format", "csv"])
+        #expect(facet.status == 0, "\(facet.errors)")
+        #expect(facet.output.contains("Rome,2"), "\(facet.output)")
+        let filter = try database.run([
+            "query", "members", "--where", #""my.team".city = 'Oslo'"#, "--columns", #""my.team""#, "--format", "csv",
+        ])
+        #expect(filter.output == "my.team\r\n1\r\n")
+        // The column's own name, unquoted, still names it.
+        let plain = try database.run(["query", "members", "--columns", "my.team", "--sort", "id", "--format", "csv"])
+        #expect(plain.output == "my.team\r\n1\r\n2\r\n2\r\n")
+    }
 }

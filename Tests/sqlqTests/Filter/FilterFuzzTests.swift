@@ -94,7 +94,8 @@ struct FilterFuzzTests {
                 filter += "x not between 'a' and 'b'" + String(repeating: ")", count: opened)
                 let filters = [filter] + Array(repeating: "r is not null or i in (1, 2)", count: extraFilters)
                 do {
-                    let expression = try FilterCompiler.compile(filters, schema: schema, db: db, reservedValues: 2)
+                    let expression = try FilterCompiler.compile(
+                        filters, schema: schema, db: db, reserved: (2, "--limit and --offset take 2 of them"))
                     let request = Table("t").all().filter(expression).limit(5, offset: 1)
                     _ = try request.fetchCount(db)
                     _ = try db.fetchAll("EXPLAIN QUERY PLAN " + request.sql, request.arguments)
@@ -117,7 +118,8 @@ struct FilterFuzzTests {
     private func check(_ input: String, isGrammatical: Bool, explains: Bool) throws -> Bool {
         let expression: SQLExpression
         do {
-            expression = try FilterCompiler.compile([input], schema: schema, db: db, reservedValues: 2)
+            expression = try FilterCompiler.compile(
+                [input], schema: schema, db: db, reserved: (2, "--limit and --offset take 2 of them"))
         } catch let error as FilterError {
             if isGrammatical {
                 switch error.reason {

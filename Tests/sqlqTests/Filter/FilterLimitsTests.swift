@@ -113,4 +113,41 @@ struct FilterLimitsTests {
         #expect(lines[1].dropFirst(column).hasPrefix("'high'"))
         #expect(lines[2].hasSuffix("^^^^^^"))
     }
+
+    @Test("An in list runs up to what one statement binds, and the refusal says how many fit and why")
+    func longInList() throws {
+        let database = try TestDatabase.with("CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (5);")
+        func list(_ count: Int) -> String {
+            "x in (" + Array(repeating: "1", count: count).joined(separator: ",") + ")"
+        }
+        // No limit, offset or facet: every value SQLite binds is the filter's.
+        let full = try database.run(["query", "t", "--where", list(32_766), "--count"])
+        #expect(full.status == 0, "\(full.errors.prefix(300))")
+        #expect(full.output == "1\n")
+        let rows = try database.run(["query", "t", "--where", list(32_766), "--format", "csv"])
+        #expect(rows.output == "x\r\n1\r\n")
+        let over = try database.run(["query", "t", "--where", list(32_767), "--count"])
+        #expect(over.status == 2)
+        #expect(
+            over.errors.hasPrefix(
+                "Error: --where: too many values: SQLite binds at most 32766 values in one query; "),
+            "\(over.errors.prefix(300))")
+        // A limit and an offset take two of them, and the message says so.
+        let limited = try database.run(["query", "t", "--where", list(32_765), "--limit", "1", "--offset", "0"])
+        #expect(limited.status == 2)
+        #expect(
+            limited.errors.hasPrefix(
+                "Error: --where: too many values: SQLite binds at most 32766 values in one query, "
+                    + "and --limit and --offset take 2 of them; "), "\(limited.errors.prefix(300))")
+        let fits = try database.run(["query", "t", "--where", list(32_764), "--limit", "1", "--offset", "0"])
+        #expect(fits.status == 0, "\(fits.errors.prefix(300))")
+        let limit = try database.run(["query", "t", "--where", list(32_765), "--limit", "1"])
+        #expect(limit.status == 0, "\(limit.errors.prefix(300))")
+        let overLimit = try database.run(["query", "t", "--where", list(32_766), "--limit", "1"])
+        #expect(overLimit.errors.contains("and --limit takes 1 of them"), "\(overLimit.errors.prefix(300))")
+        let facet = try database.run(["query", "t", "--where", list(32_766), "--facet", "x"])
+        #expect(facet.status == 2)
+        #expect(facet.errors.contains("and --facet takes 1 of them"), "\(facet.errors.prefix(300))")
+        #expect(try database.run(["query", "t", "--where", list(32_765), "--facet", "x"]).status == 0)
+    }
 }

@@ -1,21 +1,22 @@
 import Foundation
 
-/// A `sqlite3` shell in another process that holds a database's write lock (`BEGIN IMMEDIATE`)
-/// until ``release()``.
+/// A `sqlite3` shell in another process that holds a lock on a database until ``release()``:
+/// the write lock of `BEGIN IMMEDIATE` by default, or whichever `begin` takes (`BEGIN EXCLUSIVE`;
+/// a read, `BEGIN; SELECT …`, in a rollback-journal database).
 final class LockHolder {
     private let process = Process()
     private let input = Pipe()
 
     /// Returns once the lock is held.
-    init(_ path: String) throws {
+    init(_ path: String, begin: String = "BEGIN IMMEDIATE;") throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [path]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
-        // The shell answers the SELECT once BEGIN IMMEDIATE has taken the lock; an empty read
+        input.fileHandleForWriting.write(Data("\(begin)\nSELECT 'locked';\n".utf8))
+        // The shell answers the SELECT once `begin` has taken the lock; an empty read
         // means it exited without taking it.
         guard !output.fileHandleForReading.availableData.isEmpty else {
             throw ChildProcessError(description: "sqlite3 could not lock \(path)")

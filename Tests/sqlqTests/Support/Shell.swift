@@ -13,4 +13,20 @@ enum Shell {
         try process.waitUntilExit(timeLimit: hangLimit)
         #expect(process.terminationStatus == 0, "sqlite3 failed on \(sql)")
     }
+
+    /// Runs `sql` with the `sqlite3` shell as a user types it, with no busy timeout: a lock that
+    /// another process holds when the shell needs it fails the statement. Returns the shell's
+    /// exit status and standard error.
+    static func sqlite3WithoutTimeout(_ path: String, _ sql: String) throws -> (status: Int32, errors: String) {
+        let process = Process()
+        let errors = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, sql]
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        try process.waitUntilExit(timeLimit: hangLimit)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
 }
