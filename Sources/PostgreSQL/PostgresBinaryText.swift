@@ -1,4 +1,5 @@
 import PostgresNIO
+import SQLCore
 
 /// PostgreSQL's text output for the binary values of types SQLite has no counterpart for, so that
 /// a row read here holds what `psql` shows: `2024-03-01 12:30:00.5`, not a count of microseconds.
@@ -10,9 +11,9 @@ enum PostgresBinaryText {
     static func date(days: Int64) -> String {
         if days == Int64(Int32.max) { return "infinity" }
         if days == Int64(Int32.min) { return "-infinity" }
-        let (year, month, day) = civil(daysSince1970: days + epochDays)
+        let (year, month, day) = CivilCalendar.date(daysSince1970: Int(days + epochDays))
         let era = year <= 0 ? " BC" : ""
-        return "\(pad(year <= 0 ? 1 - year : year, 4))-\(pad(month, 2))-\(pad(day, 2))\(era)"
+        return "\(pad(Int64(year <= 0 ? 1 - year : year), 4))-\(pad(Int64(month), 2))-\(pad(Int64(day), 2))\(era)"
     }
 
     /// `HH:mm:ss`, with the fraction PostgreSQL prints: up to six digits, trailing zeros dropped.
@@ -95,20 +96,6 @@ enum PostgresBinaryText {
             text += "." + fraction.prefix(Int(scale))
         }
         return text
-    }
-
-    /// Year, month and day of a day count from 1970-01-01, in the proleptic Gregorian calendar
-    /// (Howard Hinnant's `civil_from_days`).
-    private static func civil(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = daysSince1970 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

@@ -340,7 +340,9 @@ struct FilterLexer {
             bytes[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
         }
         let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
-        guard (1...12).contains(month), (1...daysIn(month, of: year)).contains(day) else { return .invalid }
+        guard (1...12).contains(month), (1...CivilCalendar.days(in: month, of: year)).contains(day) else {
+            return .invalid
+        }
         guard hasTime else { return .valid(.text(String(text.prefix(10)))) }
         var hour = number(11..<13)
         var minute = number(14..<16)
@@ -361,7 +363,7 @@ struct FilterLexer {
             while fraction.count < 3 { fraction.append(UInt8(ascii: "0")) }
             index = digitsEnd
         }
-        var days = daysFromCivil(year: year, month: month, day: day)
+        var days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         if index < bytes.count, bytes[index] != UInt8(ascii: "Z") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             let (offsetHours, offsetMinutes) = (number(index + 1..<index + 3), number(index + 4..<index + 6))
@@ -379,7 +381,7 @@ struct FilterLexer {
             }
             (hour, minute) = (minutes / 60, minutes % 60)
         }
-        let utc = civil(fromDays: days)
+        let utc = CivilCalendar.date(daysSince1970: days)
         guard utc.year >= 0 else { return .outOfRange(before: true) }
         guard utc.year <= 9999 else { return .outOfRange(before: false) }
         func padded(_ value: Int, _ width: Int) -> String {
@@ -391,34 +393,6 @@ struct FilterLexer {
                 "\(padded(utc.year, 4))-\(padded(utc.month, 2))-\(padded(utc.day, 2)) "
                     + "\(padded(hour, 2)):\(padded(minute, 2)):\(padded(second, 2))."
                     + String(decoding: fraction, as: UTF8.self)))
-    }
-
-    private static func daysIn(_ month: Int, of year: Int) -> Int {
-        let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        return [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The calendar date `days` after 1970-01-01: the inverse of ``daysFromCivil(year:month:day:)``.
-    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
