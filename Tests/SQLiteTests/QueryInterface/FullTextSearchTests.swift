@@ -247,4 +247,27 @@ struct FullTextSearchTests {
             #expect(ids == [1, 2])
         }
     }
+
+    @Test("a search's read region never skips rows by its MATCH filter")
+    func readRegions() throws {
+        let db = try makeDocsDatabase()
+        let pattern = try FTS5Pattern(matching: "swift")
+        let onIndex = FullTextSearch(pattern, index: "docs_fts")
+        let (_, indexRegion) = try db.recordingReadRegion(scopingRows: true) { db in
+            try Table("docs_fts").filter(onIndex).fetchAll(db)
+        }
+        // The index is read whole; the tables FTS5 reads for it (its shadow tables, the content
+        // table) by their columns at most.
+        #expect(indexRegion.tables.keys.contains("docs_fts"))
+        #expect(indexRegion.rowScopes["docs_fts"] == nil)
+        #expect(indexRegion.rowScopes.values.allSatisfy { $0.filters == nil })
+        let onContent = docsIndex.search(pattern)
+        let (_, contentRegion) = try db.recordingReadRegion(scopingRows: true) { db in
+            try Table("docs").filter(onContent && Column("views") > 3).fetchAll(db)
+        }
+        #expect(contentRegion.tables.keys.contains("docs"))
+        #expect(contentRegion.tables.keys.contains("docs_fts"))
+        #expect(contentRegion.rowScopes["docs_fts"] == nil)
+        #expect(contentRegion.rowScopes.values.allSatisfy { $0.filters == nil })
+    }
 }
