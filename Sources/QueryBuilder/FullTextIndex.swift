@@ -47,7 +47,7 @@ public struct FullTextIndex: Hashable, Sendable {
     }
 
     /// The SQL that creates the index and its triggers and fills it from the table's rows: for a
-    /// `.sql` migration. Every name is quoted; none is checked (``Database/create(_:)`` checks).
+    /// `.sql` migration. Every name is quoted; none is checked (`Database.create(_:)` checks).
     public var creationSQL: String {
         let index = String.quotedIdentifier(name)
         let content = String.quotedIdentifier(table)

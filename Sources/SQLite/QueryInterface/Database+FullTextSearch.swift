@@ -40,7 +40,7 @@ extension FTS5Pattern {
     /// let pattern = try FTS5Pattern(rawPattern: "title:swift NEAR(actor task, 5)", validatingOn: db, index: "docs_fts")
     /// ```
     ///
-    /// Throws ``FTS5PatternError`` with ``FTS5PatternError/Kind/invalidSyntax(_:)`` carrying
+    /// Throws `FTS5PatternError` with `FTS5PatternError.Kind.invalidSyntax` carrying
     /// SQLite's message when FTS5 refuses the pattern, and the database's error for anything else
     /// (no such table, say).
     public init(rawPattern: String, validatingOn db: Database, index: String) throws {
