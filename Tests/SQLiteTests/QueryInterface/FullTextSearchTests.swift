@@ -88,6 +88,11 @@ struct FullTextSearchTests {
         #expect(try ids("sw", .allTokens) == [])
         #expect(try ids("tasks and actors", .phrase) == [1])
         #expect(try ids("actors tasks and", .phrase) == [])
+        // FTS5 syntax in user text is words: no OR, no column filter, no exclusion.
+        #expect(try ids("pasta OR swift", .allTokens) == [])
+        #expect(try ids("title:pasta", .allTokens) == [])
+        #expect(try ids("swift -bird", .allTokens) == [3])
+        #expect(try ids(#"pasta" OR "birds"#, .anyToken) == [2, 3, 4])
     }
 
     @Test("a raw pattern is checked by FTS5, and its syntax error is a typed error")
