@@ -120,7 +120,7 @@ package enum SQLDialect: Sendable {
 @usableFromInline
 package final class SQLRenderer {
     package let dialect: SQLDialect
-    /// The first construct the dialect cannot express (PostgreSQL has no `GLOB`), if any: the
+    /// The first construct the dialect cannot express (PostgreSQL has no `GLOB` and no FTS5), if any: the
     /// rendered SQL must not run.
     package private(set) var unsupported: String?
     /// The first value with no stored form, if any: the rendered SQL must not run.
@@ -209,6 +209,9 @@ package final class SQLRenderer {
         case "0": return "FALSE"
         case " GLOB ":
             if unsupported == nil { unsupported = "GLOB" }
+            return nil
+        case " MATCH ", "bm25(", "snippet(", "highlight(":
+            if unsupported == nil { unsupported = "FTS5 full-text search (MATCH, bm25, snippet, highlight)" }
             return nil
         default: return nil
         }

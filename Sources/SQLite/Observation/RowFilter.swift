@@ -15,7 +15,7 @@
 /// It answers "may match" for `LIKE` and `GLOB` (`PRAGMA case_sensitive_like` changes them),
 /// two columns compared, text compared under a collation other than `BINARY`, values of
 /// different storage classes where column affinity could convert one of them, and an old NULL
-/// in a column with a default (see ``ColumnTraits/nullMayBeDefault``).
+/// in a column with a default (see `ColumnTraits.nullMayBeDefault`).
 public struct RowFilter: Hashable, Sendable {
     /// The column affinities that decide how SQLite converts a bound value before comparing.
     enum Affinity: Hashable, Sendable {

@@ -44,7 +44,7 @@ extension Database {
         return try checkColumn(name, in: table, columns: columnNames(in: table))
     }
 
-    private func checkColumn(_ name: String, in table: String, columns: [String]) throws -> String {
+    func checkColumn(_ name: String, in table: String, columns: [String]) throws -> String {
         if let match = Self.match(name, in: columns) { return match }
         throw SchemaError(
             kind: .unknownColumn(table: table), name: name, available: columns,
