@@ -5,13 +5,26 @@
 // two tables, two SQL texts. And SQLite matches identifiers ignoring the case of ASCII letters
 // only, where `lowercased()` folds every letter: `"Ä"` and `"ä"` are two columns.
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension String {
     /// True when both strings have the same UTF-8 bytes, as SQLite compares them.
     @inlinable
     package func hasSameBytes(as other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
+        let count = utf8.count
+        guard count == other.utf8.count else { return false }
+        // memcmp: this compares SQL texts on every cached statement's lookup, where a loop over
+        // the bytes cost as much as SQLite's own step.
         let contiguous = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { mine.elementsEqual($0) }
+            other.utf8.withContiguousStorageIfAvailable { theirs in
+                count == 0 || memcmp(mine.baseAddress!, theirs.baseAddress!, count) == 0
+            }
         }
         return (contiguous ?? nil) ?? utf8.elementsEqual(other.utf8)
     }

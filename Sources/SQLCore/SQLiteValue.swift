@@ -32,7 +32,7 @@ public enum SQLiteValue: Hashable, Sendable {
         case (.null, .null): true
         case (.integer(let a), .integer(let b)): a == b
         case (.real(let a), .real(let b)): a == b
-        case (.text(let a), .text(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.text(let a), .text(let b)): a.hasSameBytes(as: b)
         case (.blob(let a), .blob(let b)): a == b
         default: false
         }
@@ -52,8 +52,7 @@ public enum SQLiteValue: Hashable, Sendable {
         case .text(let value):
             hasher.combine(3 as UInt8)
             // By the bytes, as `==` compares: `String`'s own hash follows canonical equivalence.
-            hasher.combine(value.utf8.count)
-            for byte in value.utf8 { hasher.combine(byte) }
+            value.hashBytes(into: &hasher)
         case .blob(let value):
             hasher.combine(4 as UInt8)
             hasher.combine(value)
