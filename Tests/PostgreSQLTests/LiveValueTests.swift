@@ -169,6 +169,30 @@ struct LiveValueTests {
         #expect(notes == [CodableNote(id: 1, body: "a")])
     }
 
+    @Test func aSearchIsRefusedWithATypedErrorBeforeItRuns() async throws {
+        /// A full-text search written for SQLite's FTS5.
+        struct NoteSearch: FetchKeyRequest {
+            func fetch(_ db: any SQLConnection) throws -> [Note] {
+                let search = FullTextSearch(
+                    try FTS5Pattern(matching: "a", mode: .allPrefixes), index: "notes_fts", contentTable: "notes",
+                    contentRowID: "id")
+                return try Table("notes").filter(search).sort(search.bm25()).asRequest(of: Note.self).fetchAll(db)
+            }
+        }
+        try await withInstances { reader, writer in
+            try await writer.execute("INSERT INTO notes(body) VALUES ('apples')")
+            let fetchError = await #expect(throws: PostgreSQLError.self) { try await reader.fetch(NoteSearch()) }
+            #expect(fetchError?.message.contains("FTS5 full-text search") == true)
+            #expect(fetchError?.message.contains("runs on SQLite only") == true)
+            #expect(fetchError?.sql?.contains("MATCH") == true, "the error shows the SQL it refused")
+
+            @SharedReader(wrappedValue: [], .fetch(NoteSearch(), database: reader)) var found: [Note]
+            let loadError = await #expect(throws: PostgreSQLError.self) { try await $found.load() }
+            #expect(loadError?.message == fetchError?.message)
+            #expect(found.isEmpty)
+        }
+    }
+
     @Test func theSameRequestRunsOnSQLiteToo() async throws {
         let sqlite = try DatabaseQueue()
         try await sqlite.write { db in
