@@ -13,6 +13,13 @@ let package = Package(
         .library(name: "PostgreSQL", targets: ["PostgreSQL"]),
         .executable(name: "sqlq", targets: ["sqlq"]),
     ],
+    // An app that uses only the SQLite products turns the PostgreSQL trait off
+    // (`.package(url: …, from: …, traits: [])`), and SwiftPM then neither resolves nor builds
+    // postgres-nio, SwiftNIO and swift-crypto.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The PostgreSQL product, on postgres-nio."),
+        .default(enabledTraits: ["PostgreSQL"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation` builds the DocC catalogs in Sources/<Module>/<Module>.docc.
@@ -61,7 +68,7 @@ let package = Package(
             name: "PostgreSQL",
             dependencies: [
                 "SQLite", "SharingSQLite", "QueryCache", "Locking",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .testTarget(
