@@ -137,8 +137,9 @@ public struct FTS5PatternError: Error, Hashable, Sendable, CustomStringConvertib
 /// ```
 ///
 /// On the content table, the filter is `"id" IN (SELECT rowid FROM the index WHERE … MATCH ?)`,
-/// and the ranking, snippet and highlight are each a subquery on the index for the row: the
-/// index's own rows are faster to rank. Every name is quoted and the pattern is bound.
+/// the snippet and highlight are each a subquery on the index for the row, and the ranking looks
+/// the row up among the scores of one search: the index's own rows are faster to rank. Every
+/// name is quoted and the pattern is bound.
 ///
 /// FTS5 is SQLite's: a request with a search refuses to render for PostgreSQL, and its fetch
 /// there throws.
@@ -189,8 +190,36 @@ public struct FullTextSearch: Hashable, Sendable, SQLExpressible {
     /// The match's BM25 score, `bm25(index, weights…)`: the better the match, the lower the
     /// score, so sorting by it ascending puts the best matches first. `weights` weigh the index's
     /// columns in order (1 for each column not given).
+    ///
+    /// On the content table, the scores of every match are computed in one search of the index,
+    /// materialized, and each row's is looked up by its rowid: `bm25` counts each term's matches
+    /// in the whole index, which a search per row would repeat for every row.
     public func bm25(weights: Double...) -> SQLExpression {
-        function("bm25(", weights.map { .binding(.real($0)) })
+        let arguments: [SQLFragment.Segment] = weights.map { .binding(.real($0)) }
+        guard let contentTable else { return function("bm25(", arguments) }
+        // The CTE's name must not hide the index (read in its body) or the content table
+        // (named in its lookup).
+        var scores = "fts5_scores"
+        while scores.sqliteNameMatches(index) || scores.sqliteNameMatches(contentTable) { scores += "_" }
+        var segments: [SQLFragment.Segment] = [
+            .sql("(WITH "), .foreignIdentifier(scores), .sql(" AS MATERIALIZED (SELECT "), .foreignIdentifier(index),
+            .sql("."), .foreignIdentifier("rowid"), .sql(" AS "), .foreignIdentifier("id"), .sql(", bm25("),
+            .foreignIdentifier(index),
+        ]
+        for argument in arguments {
+            segments.append(.sql(", "))
+            segments.append(argument)
+        }
+        segments += [
+            .sql(") AS "), .foreignIdentifier("score"), .sql(" FROM "), .foreignIdentifier(index), .sql(" WHERE "),
+        ]
+        segments += matchSegments
+        segments += [
+            .sql(") SELECT "), .foreignIdentifier("score"), .sql(" FROM "), .foreignIdentifier(scores), .sql(" WHERE "),
+            .foreignIdentifier(scores), .sql("."), .foreignIdentifier("id"), .sql(" = "),
+            .foreignIdentifier(contentTable), .sql("."), .foreignIdentifier(contentRowID), .sql(")"),
+        ]
+        return SQLExpression(SQLFragment(segments), precedence: .atom)
     }
 
     /// The text of the index's column number `column` (from 0; -1 lets FTS5 choose) around the

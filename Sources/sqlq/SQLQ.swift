@@ -16,6 +16,8 @@ struct SQLQ: ParsableCommand {
               sqlq query items --where "priority >= 3 and not done" --sort -due --limit 10
               sqlq watch items --where "list_id = 2" --db app.sqlite
               sqlq tables --db app.sqlite
+              sqlq search-index notes title body --db app.sqlite
+              sqlq query notes --search "swi conc" --db app.sqlite
               sqlq sql "SELECT count(*) FROM items WHERE due < ?" --param 2026-03-01
 
             The database is --db PATH, else $SQLQ_DATABASE, else the demo database built in memory \
@@ -27,7 +29,7 @@ struct SQLQ: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
-            MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self,
+            MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
         ]
     )
 

@@ -12,6 +12,7 @@ struct QueryCommand: ParsableCommand {
               sqlq query items --where "title contains 'milk'" --columns id,title --format json
               sqlq query items --where "due between 2026-03-01 and 2026-03-31" --count
               sqlq query items --where "list_id in (1, 2)" --sort priority,-due --explain
+              sqlq query notes --search "swi conc" --limit 10 --db app.sqlite
 
             Filter expressions compare columns with values (= != < <= > >=), match text (like, \
             glob, contains), test lists and ranges (in (…), between … and …) and nulls (is null, \
@@ -23,6 +24,11 @@ struct QueryCommand: ParsableCommand {
 
             A date-time may end in Z or an offset from -14:00 to +14:00; it is compared in UTC, \
             which must fall within the years 0000-9999.
+
+            --search needs a full-text index: the table is an FTS5 table, or an FTS5 table's \
+            content= names it (sqlq search-index creates one). Each word of the text must start \
+            a word of the row; FTS5's operators are plain words there. The best matches come \
+            first (FTS5's bm25 rank), unless --sort is given.
 
             Formats: csv writes NULL as an empty field (in a one-column result, an empty line) \
             and the empty string as ""; tsv writes NULL as \\N and the empty string as an empty \
@@ -37,7 +43,7 @@ struct QueryCommand: ParsableCommand {
         let connection = try database.open(.read)
         let output = OutputStream(fileDescriptor: 1)
         try connection.read { db in
-            let tableQuery = try query.makeQuery(db)
+            let tableQuery = try query.makeQuery(db, databaseArguments: database.commandLineArguments)
             if query.explain {
                 output.write(try tableQuery.explanation(db))
             } else if tableQuery.counts {

@@ -20,6 +20,7 @@ struct WatchCommand: AsyncParsableCommand {
             Examples:
               sqlq watch items --where "not done and priority >= 4" --sort -priority --db app.sqlite
               sqlq watch items --where "list_id = 2" --count --db app.sqlite
+              sqlq watch notes --search "release notes" --limit 5 --db app.sqlite
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -29,7 +30,8 @@ struct WatchCommand: AsyncParsableCommand {
         let connection = try database.open(
             .read, demoNote: "nothing else can change it; pass --db FILE to watch a database file.")
         let query = self.query
-        let tableQuery = try await connection.read { db in try query.makeQuery(db) }
+        let arguments = database.commandLineArguments
+        let tableQuery = try await connection.read { db in try query.makeQuery(db, databaseArguments: arguments) }
         if query.explain {
             let explanation = try await connection.read { db in try tableQuery.explanation(db) }
             let output = OutputStream(fileDescriptor: 1)
@@ -57,7 +59,9 @@ struct WatchCommand: AsyncParsableCommand {
                     // Another file now has the name: watch it instead, as if started on it.
                     do {
                         let reopened = try options.open(.read)
-                        let replacement = try await reopened.read { db in try query.makeQuery(db) }
+                        let replacement = try await reopened.read { db in
+                            try query.makeQuery(db, databaseArguments: arguments)
+                        }
                         try await reader.load(.fetch(replacement, database: reopened))
                     } catch {
                         return CommandError.failure(

@@ -6,7 +6,8 @@ struct TableQuery: FetchKeyRequest {
     var request: QueryInterfaceRequest<Row>
     /// `--count`: the number of rows instead of the rows.
     var counts: Bool
-    /// The `--where` filter alone, which the facets count within.
+    /// The search and the `--where` filter, without the sort and the limit: the facets count
+    /// within it.
     var filter: SQLExpression? = nil
     var facets: [Facet] = []
 

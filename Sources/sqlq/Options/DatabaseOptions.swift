@@ -57,6 +57,13 @@ struct DatabaseOptions: ParsableArguments {
         return nil
     }
 
+    /// How another sqlq command names the same database: `--db PATH`; nothing when
+    /// `SQLQ_DATABASE` names it; `--db FILE` for the demo database, which only a file replaces.
+    var commandLineArguments: [String] {
+        if let db { return ["--db", db] }
+        return path == nil ? ["--db", "FILE"] : []
+    }
+
     /// Opens the database for `access`.
     ///
     /// - Parameter demoNote: Shown on standard error (when it is a terminal) if the demo database

@@ -13,6 +13,14 @@ struct QueryOptions: ParsableArguments {
         ))
     var filters: [String] = []
 
+    // Unconditional, so that text starting with a dash ("--search -x") is the text searched.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Keep the rows with a word starting with each word of the text, found by the table's full-text index; best match first.",
+            valueName: "text"))
+    var search: String?
+
     @Option(
         parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
@@ -64,8 +72,18 @@ struct QueryOptions: ParsableArguments {
     var offset: Int? { offsetText.flatMap { try? Self.count($0, option: "--offset") } }
     /// `--facet-size`, once ``validate()`` has checked it.
     var facetSize: Int { facetSizeText.flatMap { try? Self.count($0, option: "--facet-size") } ?? 10 }
+    /// `--search`, once ``validate()`` has checked it: every word, as a prefix, as a search box
+    /// matches.
+    var searchPattern: FTS5Pattern? { search.flatMap { try? FTS5Pattern(matching: $0, mode: .allPrefixes) } }
 
     func validate() throws {
+        if let search {
+            do {
+                _ = try FTS5Pattern(matching: search, mode: .allPrefixes)
+            } catch {
+                throw ValidationError("--search: \(error)")
+            }
+        }
         if let limitText { _ = try Self.count(limitText, option: "--limit") }
         if let offsetText { _ = try Self.count(offsetText, option: "--offset") }
         try Facet.validate(facets: facets, sizeText: facetSizeText, counts: count)
@@ -83,20 +101,44 @@ struct QueryOptions: ParsableArguments {
     }
 
     /// The query these options describe, with every name checked against `db`'s schema.
-    func makeQuery(_ db: Database) throws -> TableQuery {
+    ///
+    /// - Parameter databaseArguments: How the `search-index` command that an error for a table
+    ///   with no full-text index suggests names the database.
+    func makeQuery(_ db: Database, databaseArguments: [String] = []) throws -> TableQuery {
         let schema = try TableSchema(db, table: table)
         var request = Table(schema.name).all()
+        var search: FullTextSearch?
+        if let searchPattern {
+            guard let index = try SearchIndex.find(for: schema.name, in: db) else {
+                throw SearchIndex.missing(schema, purpose: "--search: ", databaseArguments: databaseArguments)
+            }
+            search = index.search(searchPattern, of: schema.name)
+        }
+        // Best match first, unless --sort says otherwise.
+        let rank = sort.isEmpty ? search?.bm25() : nil
         // Compiled together, so that many --where options make one balanced AND and stay
-        // within the values one statement binds, less those its limit and offset (or the facets'
-        // limit) bind.
-        var reserved: (count: Int, reason: String)?
-        if !facets.isEmpty { reserved = (1, "--facet takes 1 of them") }
+        // within the values one statement binds, less those the rows' statement (the search, its
+        // ranking, the limit and offset) or the facets' (the search and the facet's limit) bind.
+        let searchValues = search?.sqlExpression.arguments.count ?? 0
+        var rowValues: [(option: String, count: Int)] = []
+        if searchValues > 0 { rowValues.append(("--search", searchValues + (rank?.arguments.count ?? 0))) }
         if limit != nil || offset != nil {
             // Rendered LIMIT ?, or LIMIT ? OFFSET ? (an offset alone has the limit -1).
-            reserved = offset == nil ? (1, "--limit takes 1 of them") : (2, "--limit and --offset take 2 of them")
+            rowValues += offset == nil ? [("--limit", 1)] : [("--limit", 1), ("--offset", 1)]
         }
-        let filter =
+        var facetValues: [(option: String, count: Int)] = []
+        if !facets.isEmpty { facetValues = (searchValues > 0 ? [("--search", searchValues)] : []) + [("--facet", 1)] }
+        let reserved = Self.reservation(
+            facetValues.map(\.count).reduce(0, +) > rowValues.map(\.count).reduce(0, +) ? facetValues : rowValues)
+        let whereFilter =
             filters.isEmpty ? nil : try FilterCompiler.compile(filters, schema: schema, db: db, reserved: reserved)
+        // The facets count within the same rows.
+        let filter: SQLExpression? =
+            switch (search, whereFilter) {
+            case (let search?, let whereFilter?): search && whereFilter
+            case (let search?, nil): search.sqlExpression
+            case (nil, _): whereFilter
+            }
         if let filter { request = request.filter(filter) }
         let facets = try Facet.resolve(self.facets, size: facetSize, schema: schema, db: db)
         var orderings: [any SQLOrderingTerm] = []
@@ -111,6 +153,7 @@ struct QueryOptions: ParsableArguments {
                 orderings.append(descending ? column.desc : term.hasPrefix("+") ? column.asc : column.sqlOrdering)
             }
         }
+        if let rank { orderings.append(rank) }
         if !orderings.isEmpty { request = request.sort(orderings) }
         var selection: [any SQLExpressible] = []
         for option in columns {
@@ -128,6 +171,17 @@ struct QueryOptions: ParsableArguments {
             request = request.limit(limit ?? -1, offset: offset)
         }
         return TableQuery(request: request, counts: count, filter: filter, facets: facets)
+    }
+
+    /// The values that options other than `--where` bind, for the message of a filter that
+    /// binds too many: "--limit and --offset take 2 of them".
+    static func reservation(_ values: [(option: String, count: Int)]) -> (count: Int, reason: String)? {
+        guard let last = values.last else { return nil }
+        let count = values.map(\.count).reduce(0, +)
+        let names =
+            values.count == 1
+            ? last.option : values.dropLast().map(\.option).joined(separator: ", ") + " and " + last.option
+        return (count, names + (values.count == 1 ? " takes " : " take ") + "\(count) of them")
     }
 
     /// The comma-separated terms of an option, trimmed, with where each starts. A comma inside

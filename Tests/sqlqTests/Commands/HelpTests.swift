@@ -6,6 +6,7 @@ struct HelpTests {
         "Every command has help with examples",
         arguments: [
             [], ["query"], ["watch"], ["tables"], ["schema"], ["migrate"], ["delete"], ["import"], ["sql"],
+            ["search-index"],
         ])
     func help(command: [String]) throws {
         let result = try Executable.run(command + ["--help"])

@@ -50,6 +50,37 @@ struct WatchCommandTests {
         #expect(try await watch.exitStatus() == 0)
     }
 
+    @Test("watch --search redraws, best match first, when another process writes a matching row")
+    func search() async throws {
+        let database = try NotesDatabase.make()
+        let watch = try RunningCommand([
+            "watch", "notes", "--search", "swift", "--columns", "id,title", "--format", "tsv", "--db", database.path,
+        ])
+        try await watch.output.waitFor("-- 4 rows, last change at ")
+        // A row that does not match leaves the result as it is: nothing is drawn for it.
+        try Shell.sqlite3(database.path, "INSERT INTO notes(title, body, archived) VALUES ('Apples', 'red ones', 0)")
+        try Shell.sqlite3(
+            database.path,
+            "INSERT INTO notes(title, body, archived) VALUES ('Swift, swift, swift', 'swift swift', 0)")
+        try await watch.output.waitFor("-- 5 rows, last change at ")
+        try Shell.sqlite3(database.path, "UPDATE notes SET title = 'Concurrency', body = 'no more' WHERE id = 1")
+        try await watch.output.waitFor("-- 4 rows, last change at ", occurrences: 2)
+        let blocks = watch.output.text.components(separatedBy: "\n-- ")
+        try #require(blocks.count == 4)
+        let expected = try Shell.sqlite3Output(
+            database.path,
+            """
+            SELECT notes.id, notes.title FROM notes JOIN notes_fts ON notes_fts.rowid = notes.id
+            WHERE notes_fts MATCH 'swift*' ORDER BY rank
+            """, options: ["-tabs", "-header"])
+        #expect(blocks[1].contains("\nid\ttitle\n8\tSwift, swift, swift\n"))
+        #expect(blocks[2].hasSuffix("\n" + expected.dropLast()))
+        #expect(!blocks[2].contains("Swift concurrency"))
+
+        watch.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
     @Test("A column added by another process is redrawn, with no row changed")
     func columnAddedByAnotherProcess() async throws {
         let database = try TestDatabase.with(

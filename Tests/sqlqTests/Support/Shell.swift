@@ -14,6 +14,23 @@ enum Shell {
         #expect(process.terminationStatus == 0, "sqlite3 failed on \(sql)")
     }
 
+    /// What the `sqlite3` shell prints for `sql`, with `options` (such as `-csv -header`) before
+    /// the database.
+    static func sqlite3Output(_ path: String, _ sql: String, options: [String] = []) throws -> String {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = options + [path, sql]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        try process.run()
+        // Read before waiting: a full pipe would keep the shell from exiting.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        try process.waitUntilExit(timeLimit: hangLimit)
+        #expect(process.terminationStatus == 0, "sqlite3 failed on \(sql)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Runs `sql` with the `sqlite3` shell as a user types it, with no busy timeout: a lock that
     /// another process holds when the shell needs it fails the statement. Returns the shell's
     /// exit status and standard error.
