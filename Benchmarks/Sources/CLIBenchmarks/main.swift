@@ -81,6 +81,9 @@ struct QueryCase {
     let parameters: [String]
     /// The same query with its values written into the SQL, as one would type it in the shell.
     let literal: String
+    /// Whether `literal` is another statement, whose ties may come in another order: its rows
+    /// are then checked as a set.
+    var literalIsRewritten = false
 
     func shell(_ sqlite3: String, _ database: String) -> [String] {
         var command = [sqlite3, "-csv", "-header"]
@@ -107,6 +110,35 @@ let queries = [
         sql: #"SELECT * FROM "items" WHERE "priority" >= ? AND NOT "done" ORDER BY "due" DESC LIMIT ?"#,
         parameters: ["3", "10"],
         literal: "SELECT * FROM items WHERE priority >= 3 AND NOT done ORDER BY due DESC LIMIT 10"),
+]
+
+/// sqlq's SQL for `--search TEXT --limit 10` on items, searched through its index items_fts.
+func searchSQL() -> String {
+    #"SELECT * FROM "items" WHERE "items"."id" IN (SELECT "items_fts"."rowid" FROM "items_fts" WHERE "items_fts" MATCH ?) "#
+        + #"ORDER BY (WITH "fts5_scores" AS MATERIALIZED (SELECT "items_fts"."rowid" AS "id", bm25("items_fts") AS "score" "#
+        + #"FROM "items_fts" WHERE "items_fts" MATCH ?) SELECT "score" FROM "fts5_scores" WHERE "fts5_scores"."id" = "items"."id") "#
+        + "LIMIT ?"
+}
+
+/// Full-text searches of items' title and notes (an index sqlq's search-index creates), each
+/// word a prefix as sqlq reads them. The shell's literal is the join one would type.
+let searches = [
+    // "1234*" matches item 1234, 12340–12349 and 123400–123499: 111 rows.
+    QueryCase(
+        name: "search: 1234, limit 10 (111 matches)",
+        sqlqArguments: ["--search", "1234", "--limit", "10"], sql: searchSQL(),
+        parameters: [#"'\"1234\"*'"#, #"'\"1234\"*'"#, "10"],
+        literal: "SELECT items.* FROM items JOIN items_fts ON items_fts.rowid = items.id "
+            + "WHERE items_fts MATCH '1234*' ORDER BY rank LIMIT 10",
+        literalIsRewritten: true),
+    // One item in ten: every match is ranked to keep the best ten.
+    QueryCase(
+        name: "search: garden, limit 10 (100,000 matches)",
+        sqlqArguments: ["--search", "garden", "--limit", "10"], sql: searchSQL(),
+        parameters: [#"'\"garden\"*'"#, #"'\"garden\"*'"#, "10"],
+        literal: "SELECT items.* FROM items JOIN items_fts ON items_fts.rowid = items.id "
+            + "WHERE items_fts MATCH 'garden*' ORDER BY rank LIMIT 10",
+        literalIsRewritten: true),
 ]
 
 func median(_ values: [Double]) -> Double {
@@ -197,7 +229,8 @@ func runQueries(_ options: Options, database: String) throws {
     print("")
     print("| query | program | median ms | × sqlite3 |")
     print("|---|---|---:|---:|")
-    for query in queries {
+    try ensureSearchIndex(sqlq: options.builds[0].path, database: database)
+    for query in queries + searches {
         let shell = query.shell(options.sqlite3, database)
         let commands =
             [("sqlite3 shell, values bound", shell)]
@@ -234,6 +267,13 @@ func runQueries(_ options: Options, database: String) throws {
         where csvRecords(try ChildProcess.output(command)) != expected {
             throw BenchmarkError("\(label) prints other rows than the sqlite3 shell for \(query.name)")
         }
+        if query.literalIsRewritten {
+            let rewritten = csvRecords(try ChildProcess.output(commands.last!.1))
+            guard
+                rewritten.sorted(by: { $0.lexicographicallyPrecedes($1) })
+                    == expected.sorted(by: { $0.lexicographicallyPrecedes($1) })
+            else { throw BenchmarkError("the shell's rewritten query prints other rows for \(query.name)") }
+        }
         var times = [[Double]](repeating: [], count: commands.count)
         for _ in 0..<options.runs {
             for (index, command) in commands.enumerated() {
@@ -247,6 +287,15 @@ func runQueries(_ options: Options, database: String) throws {
         }
     }
 
+}
+
+/// Creates the index of items' title and notes with sqlq, once: it is kept in the database.
+func ensureSearchIndex(sqlq: String, database: String) throws {
+    let exists = try RawConnection(path: database).integer(
+        "SELECT count(*) FROM sqlite_master WHERE name = 'items_fts'")
+    guard exists == 0 else { return }
+    FileHandle.standardError.write(Data("indexing items' title and notes for the searches…\n".utf8))
+    _ = try ChildProcess.output([sqlq, "search-index", "items", "title", "notes", "--db", database])
 }
 
 func runWatch(_ options: Options, database: String) throws {
