@@ -56,10 +56,15 @@ struct FullTextSearchRenderingTests {
         let request = Table("docs").filter(search && Column("n") > 1).sort(search.bm25())
         #expect(
             request.sql
-                == #"SELECT * FROM "docs" WHERE "docs"."id" IN (SELECT "docs_fts"."rowid" FROM "docs_fts" WHERE "docs_fts" MATCH ?) AND "n" > ? ORDER BY (SELECT bm25("docs_fts") FROM "docs_fts" WHERE "docs_fts" MATCH ? AND "docs_fts"."rowid" = "docs"."id")"#
+                == #"SELECT * FROM "docs" WHERE "docs"."id" IN (SELECT "docs_fts"."rowid" FROM "docs_fts" WHERE "docs_fts" MATCH ?) AND "n" > ? ORDER BY (WITH "docs_fts matches"("key", "value") AS MATERIALIZED (SELECT "docs_fts"."rowid", bm25("docs_fts") FROM "docs_fts" WHERE "docs_fts" MATCH ?) SELECT "value" FROM "docs_fts matches" WHERE "key" = "docs"."id")"#
         )
         #expect(request.arguments == [#""x""#, 1, #""x""#])
         #expect(request.identifiers.columns == ["n"])
+        // The matches never take the content table's name, which the lookup names the outer row by.
+        let clash = FullTextSearch(try FTS5Pattern(matching: "x"), index: "f", contentTable: "F Matches")
+        #expect(
+            Table("F Matches").sort(clash.bm25()).sql.contains(#"FROM "f matches_" WHERE "key" = "F Matches"."rowid")"#)
+        )
     }
 
     @Test("PostgreSQL refuses a search when it renders")
