@@ -8,17 +8,31 @@ import SharingSQLite
 // notification minus that time is the delay from the commit to the notification, without the
 // launch of a process in it.
 
-/// The writer process's loop: one committed insert per line read, answered with its time.
-func runObservationWriter(path: String) throws {
+/// The writer process's loop: one committed `insert` per line read, answered with its time.
+func runObservationWriter(path: String, insert: String) throws {
     let db = try Database(path: path)
     while readLine() != nil {
-        try db.execute("INSERT INTO items(title) VALUES ('another process')")
+        try db.execute(insert)
         let committed = monotonicNanoseconds()
         FileHandle.standardOutput.write(Data("\(committed)\n".utf8))
     }
 }
 
+/// What the writer process commits unless told otherwise: a row of the observation schema.
+let defaultObservationInsert = "INSERT INTO items(title) VALUES ('another process')"
+
 func runCrossProcessBenchmark(commits: Int) throws {
+    let latencies = try countReaderLatencies(commits: commits)
+    print("| another process (a writer process that stays up, \(commits) commits) | p50 ms | p99 ms |")
+    print("|---|---:|---:|")
+    print(
+        "| its commit → reader notified | \(String(format: "%.2f", percentile(latencies, 0.5))) | \(String(format: "%.2f", percentile(latencies, 0.99))) |"
+    )
+}
+
+/// Milliseconds from each commit of another process to a live count of the table it writes, on
+/// a fresh database.
+func countReaderLatencies(commits: Int) throws -> [Double] {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "observation-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,10 +42,17 @@ func runCrossProcessBenchmark(commits: Int) throws {
     try pool.writeWithoutTransaction { try $0.executeScript(observationSchema) }
     let reader = SharedReader(wrappedValue: -1, .fetchOne(countQuery("items"), arguments: [0], database: pool))
     let watcher = try CountWatcher(reader)
+    return try crossProcessLatencies(path: path, insert: defaultObservationInsert, commits: commits, watcher: watcher)
+}
 
+/// Launches the writer process on `path`, has it commit `insert` `commits` times, one at a time,
+/// and returns the milliseconds from each commit to `watcher`'s reader counting one more row.
+func crossProcessLatencies<Value>(path: String, insert: String, commits: Int, watcher: CountWatcher<Value>) throws
+    -> [Double]
+{
     let writer = Process()
     writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    writer.arguments = ["--observation-writer", path]
+    writer.arguments = ["--observation-writer", path, insert]
     let input = Pipe()
     let output = Pipe()
     writer.standardInput = input
@@ -53,11 +74,7 @@ func runCrossProcessBenchmark(commits: Int) throws {
         let notified = watcher.wait()
         latencies.append(Double(Int64(bitPattern: notified &- committed)) / 1e6)
     }
-    print("| another process (a writer process that stays up, \(commits) commits) | p50 ms | p99 ms |")
-    print("|---|---:|---:|")
-    print(
-        "| its commit → reader notified | \(String(format: "%.2f", percentile(latencies, 0.5))) | \(String(format: "%.2f", percentile(latencies, 0.99))) |"
-    )
+    return latencies
 }
 
 /// Lines from a pipe, read as they come.

@@ -103,21 +103,24 @@ struct SharedReaderContender: ObservationContender {
     }
 }
 
-/// Notes when a count reader reaches the value it is told to expect, in the Observation
+/// Notes when a reader reaches the count it is told to expect (of rows, say), in the Observation
 /// callback itself (on the thread that changed the reader, as GRDB's contender notes it in its
 /// own callback), so the benchmark can time a commit up to its notification.
-final class CountWatcher: Sendable {
-    private let reader: SharedReader<Int?>
+final class CountWatcher<Value: Sendable>: Sendable {
+    private let reader: SharedReader<Value>
+    /// The count a value stands for; nil before the reader's first fetch.
+    private let count: @Sendable (Value) -> Int?
     private let expected = Atomic<Int>(0)
     private let notifiedAt = Atomic<UInt64>(0)
     private let notified = DispatchSemaphore(value: 0)
     /// Set once the expected value was noticed, so that it is signalled once.
     private let fired = Atomic<Bool>(false)
 
-    /// Returns once the reader holds its initial count (0).
-    init(_ reader: SharedReader<Int?>) throws {
+    /// Returns once the reader's value counts 0.
+    init(_ reader: SharedReader<Value>, count: @escaping @Sendable (Value) -> Int?) throws {
         self.reader = reader
-        try waitUntil("the first value") { reader.wrappedValue == 0 }
+        self.count = count
+        try waitUntil("the first value") { count(reader.wrappedValue) == 0 }
     }
 
     /// Arms the watcher for the next change. Call before the write that makes it.
@@ -138,7 +141,7 @@ final class CountWatcher: Sendable {
             _ = reader.wrappedValue
         } onChange: { [self] in
             let now = monotonicNanoseconds()
-            if reader.wrappedValue == expected.load(ordering: .acquiring) {
+            if count(reader.wrappedValue) == expected.load(ordering: .acquiring) {
                 fire(at: now)
             } else {
                 arm()
@@ -146,7 +149,7 @@ final class CountWatcher: Sendable {
         }
         // Tracking starts when the closure returns: a change between its read and then reaches
         // no onChange, so the value is checked once more.
-        if reader.wrappedValue == expected.load(ordering: .acquiring) { fire(at: monotonicNanoseconds()) }
+        if count(reader.wrappedValue) == expected.load(ordering: .acquiring) { fire(at: monotonicNanoseconds()) }
     }
 
     private func fire(at now: UInt64) {
@@ -155,6 +158,13 @@ final class CountWatcher: Sendable {
         }
         notifiedAt.store(now, ordering: .releasing)
         notified.signal()
+    }
+}
+
+extension CountWatcher where Value == Int? {
+    /// Watches a reader of a count.
+    convenience init(_ reader: SharedReader<Int?>) throws {
+        try self.init(reader) { $0 }
     }
 }
 

@@ -2,32 +2,46 @@ import Foundation
 
 // Runs every workload for every contender, several rounds, in one process, and prints medians
 // and each median's ratio to raw sqlite3. `--csv` prints `workload,contender,median_ms,ratio_to_raw`.
+// `--search` runs the full-text searches instead (SearchBenchmark.swift).
 
 struct Options {
     var rows = 100_000
     var rounds = 5
     var csv = false
+    /// `--search`: the full-text searches on a table of 1,000,000 notes unless `--rows` says otherwise.
+    var search = false
+    /// `--no-live`: the searches without the live search across processes.
+    var skipLive = false
+    /// `--query N`: only the Nth search (from 1), to count one search's instructions.
+    var query: Int?
     /// Contender names to run (raw sqlite3 always runs: ratios need it).
     var contenders: Set<String> = []
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
+        var rowsGiven = false
         while let argument = rest.popFirst() {
             switch argument {
             case "--csv": csv = true
-            case "--rows": rows = try Self.number(rest.popFirst(), for: argument)
+            case "--search": search = true
+            case "--no-live": skipLive = true
+            case "--query": query = try Self.number(rest.popFirst(), for: argument)
+            case "--rows":
+                rows = try Self.number(rest.popFirst(), for: argument)
+                rowsGiven = true
             case "--rounds": rounds = try Self.number(rest.popFirst(), for: argument)
             case "--contender":
                 guard let name = rest.popFirst() else { throw BenchmarkError("--contender takes a name") }
                 contenders.insert(name)
             case "-h", "--help":
                 print(
-                    "usage: SQLiteBenchmarks [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --row-observation | --cache"
+                    "usage: SQLiteBenchmarks [--search [--no-live] [--query N]] [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --row-observation | --cache"
                 )
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
             }
         }
+        if search && !rowsGiven { rows = 1_000_000 }
     }
 
     static func number(_ text: String?, for option: String) throws -> Int {
@@ -53,7 +67,8 @@ func median(_ values: [Double]) -> Double {
 do {
     let arguments = CommandLine.arguments
     if let flag = arguments.firstIndex(of: "--observation-writer"), flag + 1 < arguments.count {
-        try runObservationWriter(path: arguments[flag + 1])
+        let insert = flag + 2 < arguments.count ? arguments[flag + 2] : defaultObservationInsert
+        try runObservationWriter(path: arguments[flag + 1], insert: insert)
         exit(0)
     }
     if arguments.contains("--row-observation") {
@@ -69,6 +84,10 @@ do {
         exit(0)
     }
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if options.search {
+        try runSearchBenchmarks(options)
+        exit(0)
+    }
     var contenders: [any Contender] = [
         RawContender(),
         PackageContender(.fetchableRow), PackageContender(.decodable),
