@@ -115,8 +115,8 @@ let queries = [
 /// sqlq's SQL for `--search TEXT --limit 10` on items, searched through its index items_fts.
 func searchSQL() -> String {
     #"SELECT * FROM "items" WHERE "items"."id" IN (SELECT "items_fts"."rowid" FROM "items_fts" WHERE "items_fts" MATCH ?) "#
-        + #"ORDER BY (WITH "fts5_scores" AS MATERIALIZED (SELECT "items_fts"."rowid" AS "id", bm25("items_fts") AS "score" "#
-        + #"FROM "items_fts" WHERE "items_fts" MATCH ?) SELECT "score" FROM "fts5_scores" WHERE "fts5_scores"."id" = "items"."id") "#
+        + #"ORDER BY (WITH "items_fts matches"("key", "value") AS MATERIALIZED (SELECT "items_fts"."rowid", bm25("items_fts") "#
+        + #"FROM "items_fts" WHERE "items_fts" MATCH ?) SELECT "value" FROM "items_fts matches" WHERE "key" = "items"."id") "#
         + "LIMIT ?"
 }
 
