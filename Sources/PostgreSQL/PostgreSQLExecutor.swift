@@ -18,5 +18,12 @@ public protocol PostgreSQLExecutor: Sendable {
     func execute(_ sql: String, _ arguments: [SQLiteValue]) async throws -> Int
 }
 
+extension PostgreSQLExecutor {
+    /// The first row of `sql`, or nil when there is none.
+    public func fetchOne(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Row? {
+        try await fetchAll(sql, arguments).first
+    }
+}
+
 extension PostgreSQLDatabase: PostgreSQLExecutor {}
 extension PostgreSQLTransaction: PostgreSQLExecutor {}

@@ -10,11 +10,6 @@ public struct PostgreSQLTransaction: Sendable {
         try await session.run(sql, arguments).rows
     }
 
-    /// The first row of `sql`, or nil when there is none.
-    public func fetchOne(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Row? {
-        try await session.run(sql, arguments).rows.first
-    }
-
     /// Runs one statement and returns the number of rows it inserted, updated or deleted.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Int {

@@ -34,65 +34,14 @@ extension QueryInterfaceRequest {
 }
 
 extension QueryInterfaceRequest where RowValue: FetchableRow {
-    /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
+    /// Every row, each decoded as `RowValue`, on PostgreSQL.
     public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
         try await rows(db, one: false) { try RowValue(row: $0) }
     }
 
-    /// The first row, or nil, on PostgreSQL.
+    /// The first row (see `FetchableRow.init(firstRow:)`), or nil, on PostgreSQL.
     public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        try await rows(db, one: true) { try RowValue(row: $0) }.first
-    }
-}
-
-extension QueryInterfaceRequest where RowValue: Decodable {
-    /// Every row, decoded through `Decodable` (coding keys name the columns), on PostgreSQL.
-    public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await rows(db, one: false) { try NamedColumnDecoder.decode(RowValue.self, from: $0) }
-    }
-
-    /// The first row, decoded through `Decodable`, or nil, on PostgreSQL.
-    public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        try await rows(db, one: true) { try NamedColumnDecoder.decode(RowValue.self, from: $0) }.first
-    }
-}
-
-extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
-    /// The first column of every row, on PostgreSQL.
-    public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await rows(db, one: false) { try $0[0] as RowValue }
-    }
-
-    /// The first column of the first row, or nil, on PostgreSQL.
-    public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        try await rows(db, one: true) { try $0[0] as RowValue }.first
-    }
-}
-
-// Types that are both decode the way SQLite's fetches decode them: a record by its
-// `init(row:)`, a value from the first column.
-
-extension QueryInterfaceRequest where RowValue: FetchableRow & Decodable {
-    /// Every row, decoded by the type's `init(row:)`, on PostgreSQL.
-    public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await rows(db, one: false) { try RowValue(row: $0) }
-    }
-
-    /// The first row, or nil, on PostgreSQL.
-    public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        try await rows(db, one: true) { try RowValue(row: $0) }.first
-    }
-}
-
-extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible & Decodable {
-    /// The first column of every row, on PostgreSQL.
-    public func fetchAll(_ db: some PostgreSQLExecutor) async throws -> [RowValue] {
-        try await rows(db, one: false) { try $0[0] as RowValue }
-    }
-
-    /// The first column of the first row, or nil, on PostgreSQL.
-    public func fetchOne(_ db: some PostgreSQLExecutor) async throws -> RowValue? {
-        try await rows(db, one: true) { try $0[0] as RowValue }.first
+        try await rows(db, one: true) { try RowValue(firstRow: $0) }.first ?? nil
     }
 }
 

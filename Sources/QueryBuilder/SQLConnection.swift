@@ -14,8 +14,8 @@ import SQLCore
 /// ```
 ///
 /// Requests are rendered in the connection's own SQL dialect, with every value bound. Rows decode
-/// with `FetchableRow`, with `Decodable` (coding keys name the columns), or as single
-/// `SQLiteValueConvertible` values, as on SQLite.
+/// into any `FetchableRow`, as on SQLite: by a hand-written `init(row:)`, through `Decodable`
+/// (coding keys name the columns), or as single `SQLiteValueConvertible` values.
 ///
 /// The package's sources are the only conforming types: the requirement is how a source runs a
 /// request, and is not called directly.
@@ -24,11 +24,6 @@ public protocol SQLConnection: AnyObject {
     func _fetch<RowValue, T>(
         _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape, _ decode: (BorrowedRow) throws -> T
     ) throws -> [T]
-
-    /// Runs `request`, shaped by `shape`, and decodes each of its rows through `Decodable`.
-    func _fetchDecodable<RowValue: Decodable>(
-        _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape
-    ) throws -> [RowValue]
 }
 
 /// Which rows of a request a ``SQLConnection`` fetches.
@@ -44,72 +39,21 @@ public enum SQLFetchShape: Sendable {
 // The query builder's fetches on any source.
 
 extension QueryInterfaceRequest where RowValue: FetchableRow {
-    /// All matching rows, decoded with `init(row:)`, on any source.
+    /// All matching rows, each decoded as `RowValue`, on any source.
     public func fetchAll(_ db: any SQLConnection) throws -> [RowValue] {
         try db._fetch(self, .all) { try RowValue(row: $0) }
     }
 
-    /// The first matching row, or nil, on any source.
+    /// The first matching row (see `FetchableRow.init(firstRow:)`), or nil, on any source.
     public func fetchOne(_ db: any SQLConnection) throws -> RowValue? {
-        try db._fetch(self, .one) { try RowValue(row: $0) }.first
-    }
-}
-
-extension QueryInterfaceRequest where RowValue: Decodable {
-    /// All matching rows, decoded through `Decodable`, on any source.
-    public func fetchAll(_ db: any SQLConnection) throws -> [RowValue] {
-        try db._fetchDecodable(self, .all)
-    }
-
-    /// The first matching row, decoded through `Decodable`, or nil, on any source.
-    public func fetchOne(_ db: any SQLConnection) throws -> RowValue? {
-        try db._fetchDecodable(self, .one).first
-    }
-}
-
-// Types that are both decode as SQLite's fetches decode them: a record by its `init(row:)`, a
-// value from its first column.
-
-extension QueryInterfaceRequest where RowValue: FetchableRow & Decodable {
-    /// All matching rows, decoded with `init(row:)`, which is faster than `Decodable`.
-    public func fetchAll(_ db: any SQLConnection) throws -> [RowValue] {
-        try db._fetch(self, .all) { try RowValue(row: $0) }
-    }
-
-    /// The first matching row, decoded with `init(row:)`, or nil.
-    public func fetchOne(_ db: any SQLConnection) throws -> RowValue? {
-        try db._fetch(self, .one) { try RowValue(row: $0) }.first
-    }
-}
-
-extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible & Decodable {
-    /// The first column of every matching row, on any source.
-    public func fetchAll(_ db: any SQLConnection) throws -> [RowValue] {
-        try db._fetch(self, .all) { try $0[0] as RowValue }
-    }
-
-    /// The first column of the first matching row; nil when there is no row or it is NULL.
-    public func fetchOne(_ db: any SQLConnection) throws -> RowValue? {
-        try db._fetch(self, .one) { try BorrowedRow.optionalFirstColumn($0) as RowValue? }.first ?? nil
-    }
-}
-
-extension QueryInterfaceRequest where RowValue: SQLiteValueConvertible {
-    /// The first column of every matching row, on any source.
-    public func fetchAll(_ db: any SQLConnection) throws -> [RowValue] {
-        try db._fetch(self, .all) { try $0[0] as RowValue }
-    }
-
-    /// The first column of the first matching row; nil when there is no row or it is NULL.
-    public func fetchOne(_ db: any SQLConnection) throws -> RowValue? {
-        try db._fetch(self, .one) { try BorrowedRow.optionalFirstColumn($0) as RowValue? }.first ?? nil
+        try db._fetch(self, .one) { try RowValue(firstRow: $0) }.first ?? nil
     }
 }
 
 extension QueryInterfaceRequest {
     /// How many rows `fetchAll(_:)` would return, on any source.
     public func fetchCount(_ db: any SQLConnection) throws -> Int {
-        (try db._fetch(self, .count) { try BorrowedRow.optionalFirstColumn($0) as Int? }.first ?? nil) ?? 0
+        (try db._fetch(self, .count) { try Int(firstRow: $0) }.first ?? nil) ?? 0
     }
 }
 

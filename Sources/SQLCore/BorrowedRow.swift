@@ -171,13 +171,17 @@ extension BorrowedRow: RowReading {
 }
 
 extension BorrowedRow {
-    /// The first column, converted; NULL gives nil.
+    /// The first column converted to `T`, or nil when it is NULL.
     @inlinable
-    package static func optionalFirstColumn<T: SQLiteValueConvertible>(_ row: BorrowedRow) throws -> T? {
-        let value = row.value(at: 0)
-        if value.isNull { return nil }
-        guard let decoded = T(sqliteValue: value) else { throw row.decodingError(T.self, index: 0, value: value) }
-        return decoded
+    package func firstColumnUnlessNull<T: SQLiteValueConvertible>(_ type: T.Type) throws -> T? {
+        guard columnCount > 0 else { throw indexOutOfRange(T.self, index: 0) }
+        checkCurrent()
+        if let handle {
+            if sqlite3_column_type(handle, 0) == SQLITE_NULL { return nil }
+        } else if owned!.values[0].isNull {
+            return nil
+        }
+        return try self[0] as T
     }
 }
 
@@ -191,6 +195,9 @@ package protocol RowSource: AnyObject {
     func columnIndex(named name: String) -> Int?
     /// The SQL the rows come from, for error messages, when known.
     var rowSQL: String? { get }
+    /// A decoder standing on `row`, one of this source's, for the `init(from:)` of the type
+    /// `type` identifies.
+    func decoder(for row: BorrowedRow, type: ObjectIdentifier) -> any Decoder
 }
 
 extension BorrowedRow: CustomStringConvertible {
@@ -218,6 +225,12 @@ package final class OwnedRowCursor: RowSource {
     @usableFromInline package func columnIndex(named name: String) -> Int? { row.index(ofColumn: name) }
 
     @usableFromInline package var rowSQL: String? { nil }
+
+    /// Finds each coding key's column by name: the rows of other sources are few, and a plan
+    /// per statement as SQLite's would have no statement to live in.
+    @usableFromInline package func decoder(for row: BorrowedRow, type: ObjectIdentifier) -> any Decoder {
+        NamedColumnDecoder(row: row)
+    }
 
     /// The cursor moved to `row`, for the duration of one `init(row:)` call.
     package func borrow(_ row: Row) -> BorrowedRow {

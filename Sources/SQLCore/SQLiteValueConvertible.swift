@@ -18,7 +18,11 @@ import CSQLite
 ///
 /// `RawRepresentable` types whose raw value is convertible get the conformance's requirements
 /// for free.
-public protocol SQLiteValueConvertible: Sendable {
+///
+/// A convertible type is also a ``FetchableRow`` that decodes the first column, so the same
+/// fetches read single values: `try db.fetchAll(String.self, "SELECT title FROM items")`, and
+/// `fetchOne` gives nil when there is no row or the value is NULL.
+public protocol SQLiteValueConvertible: FetchableRow, Sendable {
     /// The value to bind. Throws when the value has no stored form (a `Date` outside the years
     /// 0000 through 9999 throws ``ValueConversionError``).
     var sqliteValue: SQLiteValue { get throws }
@@ -34,6 +38,29 @@ extension SQLiteValueConvertible {
     @inlinable
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         self.init(sqliteValue: SQLiteValue(sqliteStatement: statement, column: column))
+    }
+
+    /// Decodes the first column. NULL fails unless the type is optional.
+    @inlinable
+    public init(row: BorrowedRow) throws {
+        self = try row[0]
+    }
+
+    /// The first column, or nil when it is NULL.
+    @inlinable
+    public init?(firstRow row: BorrowedRow) throws {
+        guard let value = try row.firstColumnUnlessNull(Self.self) else { return nil }
+        self = value
+    }
+}
+
+// A convertible type that is `Decodable` too (`Int`, `String`, `Date`…) decodes the first column
+// rather than the row's columns named by its coding keys: this says so where the two defaults meet.
+extension SQLiteValueConvertible where Self: Decodable {
+    /// Decodes the first column. NULL fails unless the type is optional.
+    @inlinable
+    public init(row: BorrowedRow) throws {
+        self = try row[0]
     }
 }
 
@@ -166,6 +193,8 @@ extension String: SQLiteValueConvertible {
     }
 }
 
+extension Array: FetchableRow where Element == UInt8 {}
+
 extension Array: SQLiteValueConvertible where Element == UInt8 {
     @inlinable public var sqliteValue: SQLiteValue { .blob(self) }
     @inlinable public init?(sqliteValue: SQLiteValue) {
@@ -226,6 +255,8 @@ extension Date: SQLiteValueConvertible {
         }
     }
 }
+
+extension Optional: FetchableRow where Wrapped: SQLiteValueConvertible {}
 
 extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
     @inlinable public var sqliteValue: SQLiteValue {

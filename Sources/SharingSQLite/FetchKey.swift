@@ -5,11 +5,12 @@ import QueryCache
 // a request the union of the regions of the statements it ran.
 
 extension SharedReaderKey {
-    /// Every row of `sql`, decoded with `FetchableRow`.
+    /// Every row of `sql`, each decoded as `T`: a record, or a single value from the first column.
     ///
     /// ```swift
     /// @SharedReader(.fetchAll("SELECT * FROM items WHERE done = ?", arguments: [false], database: db))
     /// var items: [Item]
+    /// @SharedReader(.fetchAll("SELECT title FROM items", database: db)) var titles: [String]
     /// ```
     public static func fetchAll<T: FetchableRow & Sendable>(
         _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
@@ -17,60 +18,14 @@ extension SharedReaderKey {
         sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
     }
 
-    /// Every row of `sql`, decoded with `Decodable` (coding keys name the columns).
-    public static func fetchAll<T: Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == [T] {
-        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
-    }
-
-    /// Every row of `sql`, for types that are both `FetchableRow` and `Decodable` (the faster
-    /// `FetchableRow` decoding wins).
-    public static func fetchAll<T: FetchableRow & Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == [T] {
-        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
-    }
-
-    /// The first column of every row of `sql`, as single values.
-    ///
-    /// ```swift
-    /// @SharedReader(.fetchAll("SELECT title FROM items", database: db)) var titles: [String]
-    /// ```
-    public static func fetchAll<T: SQLiteValueConvertible & Decodable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == [T] {
-        sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
-    }
-
-    /// The first row of `sql`, or `nil` when there is none.
+    /// The first row of `sql` decoded as `T`, or `nil` when there is none (or, for a single
+    /// value, when it is NULL).
     ///
     /// ```swift
     /// @SharedReader(.fetchOne("SELECT * FROM items WHERE id = ?", arguments: [1], database: db))
     /// var item: Item?
     /// ```
     public static func fetchOne<T: FetchableRow & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == T? {
-        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
-    }
-
-    /// The first row of `sql`, decoded with `Decodable`, or `nil` when there is none.
-    public static func fetchOne<T: Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == T? {
-        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
-    }
-
-    /// The first row of `sql`, for types that are both `FetchableRow` and `Decodable`.
-    public static func fetchOne<T: FetchableRow & Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value == T? {
-        sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
-    }
-
-    /// The first column of the first row of `sql`, or `nil` when there is no row.
-    public static func fetchOne<T: SQLiteValueConvertible & Decodable>(
         _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
     ) -> Self where Value == T? {
         sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
@@ -87,7 +42,7 @@ extension SharedReaderKey {
     @_disfavoredOverload
     public static func fetchOne(
         _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value: SQLiteValueConvertible & Decodable {
+    ) -> Self where Value: SQLiteValueConvertible {
         sqlKey("fetchOne!", Value.self, sql, arguments, database) { db in
             guard let value = try db.fetchOne(Value.self, sql, arguments) else {
                 throw SharingSQLiteError.noRow(sql: sql)

@@ -18,7 +18,7 @@ private struct Note: FetchableRow, Equatable, Sendable {
 }
 
 /// A `Decodable`-only row type.
-private struct CodableNote: Decodable, Equatable, Sendable {
+private struct CodableNote: FetchableRow, Decodable, Equatable, Sendable {
     var id: Int64
     var body: String
 }
@@ -202,5 +202,24 @@ struct LiveValueTests {
         @SharedReader(.fetch(PinnedNotes(), database: sqlite)) var notes: [Note]
         try await $notes.load()
         #expect(notes.map(\.body) == ["a"])
+    }
+
+    @Test func aLiveSingleValueThatIsNullIsNilAsOnSQLite() async throws {
+        try await withInstances { reader, writer in
+            try await writer.execute("INSERT INTO notes(body) VALUES ('a')")
+            @SharedReader(.fetchOne("SELECT NULLIF(body, 'a') FROM notes", database: reader)) var value: String?
+            try await $value.load()
+            #expect($value.loadError == nil)
+            #expect(value == nil)
+        }
+        let sqlite = try DatabaseQueue()
+        try await sqlite.write { db in
+            try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            try db.execute("INSERT INTO notes(body) VALUES ('a')")
+        }
+        @SharedReader(.fetchOne("SELECT NULLIF(body, 'a') FROM notes", database: sqlite)) var value: String?
+        try await $value.load()
+        #expect($value.loadError == nil)
+        #expect(value == nil)
     }
 }

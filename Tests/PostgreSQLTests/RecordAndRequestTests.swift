@@ -44,6 +44,13 @@ private let schema = """
         priority INTEGER)
     """
 
+/// The first task's priority, on any source.
+private struct FirstPriority: FetchKeyRequest {
+    func fetch(_ db: any SQLConnection) throws -> Int? {
+        try Table("tasks").select(Column("priority")).sort(Column("id")).asRequest(of: Int.self).fetchOne(db)
+    }
+}
+
 @Suite(.postgreSQLInstalled)
 struct RecordAndRequestTests {
     @Test func recordsAreInsertedUpdatedUpsertedAndDeleted() async throws {
@@ -126,7 +133,7 @@ struct RecordAndRequestTests {
 
     /// The same `Decodable` type as on SQLite: coding keys name the columns, an optional reads
     /// NULL or a missing column as nil, a nested value reads JSON text, an enum its raw value.
-    private struct CodableTask: Decodable, Equatable, Sendable {
+    private struct CodableTask: FetchableRow, Decodable, Equatable, Sendable {
         enum Level: Int, Decodable {
             case low = 1
             case high = 5
@@ -156,7 +163,7 @@ struct RecordAndRequestTests {
             #expect(try await request.fetchOne(db) == tasks[0])
 
             // A required column that is not there names itself, and the columns that are.
-            struct NeedsOwner: Decodable { var owner: String }
+            struct NeedsOwner: FetchableRow, Decodable { var owner: String }
             let error = await #expect(throws: RowDecodingError.self) {
                 try await Table("tasks").all().asRequest(of: NeedsOwner.self).fetchAll(db)
             }
@@ -174,5 +181,22 @@ struct RecordAndRequestTests {
             #expect(error?.message.contains("GLOB") == true)
             #expect(error?.sql?.contains("GLOB") == true)
         }
+    }
+
+    @Test func aSingleValueThatIsNullIsNilFromFetchOneAsOnSQLite() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute(schema)
+            try await db.execute("INSERT INTO tasks(title) VALUES ('bread')")
+            let priority = Table("tasks").select(Column("priority")).asRequest(of: Int.self)
+            #expect(try await priority.fetchOne(db) == nil)
+            #expect(try await db.fetch(FirstPriority()) == nil)
+        }
+        let sqlite = try DatabaseQueue()
+        let onSQLite = try await sqlite.write { db in
+            try db.execute("CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL, priority INTEGER)")
+            try db.execute("INSERT INTO tasks(title) VALUES ('bread')")
+            return try FirstPriority().fetch(db)
+        }
+        #expect(onSQLite == nil)
     }
 }

@@ -20,7 +20,7 @@ struct Item: FetchableRow, Equatable, Sendable {
     }
 }
 
-struct CodableItem: Decodable, Equatable, Sendable {
+struct CodableItem: FetchableRow, Decodable, Equatable, Sendable {
     var id: Int64
     var title: String
 }

@@ -15,7 +15,7 @@ struct PackageContender: Contender {
         }
     }
 
-    struct CodableItem: Decodable {
+    struct CodableItem: FetchableRow, Decodable {
         var id: Int64, title: String, done: Bool, priority: Int, created_at: Double
     }
 
@@ -29,7 +29,7 @@ struct PackageContender: Contender {
         }
     }
 
-    struct CodableInts: Decodable {
+    struct CodableInts: FetchableRow, Decodable {
         var i0, i1, i2, i3, i4, i5, i6, i7, i8, i9: Int64
     }
 

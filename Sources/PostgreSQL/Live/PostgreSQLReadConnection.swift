@@ -25,12 +25,6 @@ final class PostgreSQLReadConnection: SQLConnection {
         self.planTables = planTables
     }
 
-    func _fetchDecodable<RowValue: Decodable>(
-        _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape
-    ) throws -> [RowValue] {
-        try _fetch(request, shape) { try NamedColumnDecoder.decode(RowValue.self, from: $0) }
-    }
-
     func _fetch<RowValue, T>(
         _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape, _ decode: (BorrowedRow) throws -> T
     ) throws -> [T] {

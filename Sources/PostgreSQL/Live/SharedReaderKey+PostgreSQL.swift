@@ -28,8 +28,8 @@ extension SharedReaderKey {
         }
     }
 
-    /// Every row of `sql` (with `$1, $2…` arguments), decoded with `FetchableRow`, from
-    /// PostgreSQL.
+    /// Every row of `sql` (with `$1, $2…` arguments), each decoded as `T`, from PostgreSQL: a
+    /// record, or a single value from the first column.
     ///
     /// ```swift
     /// @SharedReader(.fetchAll("SELECT * FROM items WHERE done = $1", arguments: [false], database: postgres))
@@ -47,70 +47,14 @@ extension SharedReaderKey {
         }
     }
 
-    /// Every row of `sql`, decoded through `Decodable` (coding keys name the columns), from
-    /// PostgreSQL.
-    public static func fetchAll<T: Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value == [T] {
-        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in
-            let cursor = OwnedRowCursor()
-            return try rows.map { try NamedColumnDecoder.decode(T.self, from: cursor.borrow($0)) }
-        }
-    }
-
-    /// Every row of `sql`, for types that are both `FetchableRow` and `Decodable` (the faster
-    /// `FetchableRow` decoding wins), from PostgreSQL.
-    public static func fetchAll<T: FetchableRow & Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value == [T] {
-        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in
-            let cursor = OwnedRowCursor()
-            return try rows.map { try T(row: cursor.borrow($0)) }
-        }
-    }
-
-    /// The first column of every row of `sql`, from PostgreSQL.
-    public static func fetchAll<T: SQLiteValueConvertible & Decodable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value == [T] {
-        sqlKey("fetchAll", T.self, sql, arguments, database) { rows in try rows.map { try $0[0] as T } }
-    }
-
-    /// The first row of `sql`, or `nil` when there is none, from PostgreSQL.
+    /// The first row of `sql` decoded as `T`, or `nil` when there is none (or, for a single
+    /// value, when it is NULL), from PostgreSQL.
     public static func fetchOne<T: FetchableRow & Sendable>(
         _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value == T? {
         sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
-            try rows.first.map { try T(row: BorrowedRow($0)) }
+            try rows.first.flatMap { try T(firstRow: BorrowedRow($0)) }
         }
-    }
-
-    /// The first row of `sql`, decoded through `Decodable`, or `nil` when there is none, from
-    /// PostgreSQL.
-    public static func fetchOne<T: Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value == T? {
-        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
-            try rows.first.map { try NamedColumnDecoder.decode(T.self, from: BorrowedRow($0)) }
-        }
-    }
-
-    /// The first row of `sql`, for types that are both `FetchableRow` and `Decodable`, from
-    /// PostgreSQL.
-    public static func fetchOne<T: FetchableRow & Decodable & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value == T? {
-        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
-            try rows.first.map { try T(row: BorrowedRow($0)) }
-        }
-    }
-
-    /// The first column of the first row of `sql`, or `nil` when there is no row or it is NULL,
-    /// from PostgreSQL.
-    public static func fetchOne<T: SQLiteValueConvertible & Decodable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value == T? {
-        sqlKey("fetchOne", T.self, sql, arguments, database) { rows in try rows.first?[0] as T? }
     }
 
     /// The first column of the first row of `sql`, for queries that always return a row, such
@@ -124,7 +68,7 @@ extension SharedReaderKey {
     @_disfavoredOverload
     public static func fetchOne(
         _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value: SQLiteValueConvertible & Decodable {
+    ) -> Self where Value: SQLiteValueConvertible {
         sqlKey("fetchOne!", Value.self, sql, arguments, database) { rows in
             guard let row = rows.first else { throw SharingSQLiteError.noRow(sql: sql) }
             return try row[0]

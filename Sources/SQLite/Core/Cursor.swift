@@ -10,17 +10,12 @@
 public final class Cursor<Element> {
     private let statement: Statement
     private let decode: (BorrowedRow) throws -> Element
-    private let onFinish: (() -> Void)?
     private var isDone = false
 
-    init(
-        statement: Statement, arguments: [SQLiteValue], onFinish: (() -> Void)? = nil,
-        decode: @escaping (BorrowedRow) throws -> Element
-    ) throws {
+    init(statement: Statement, arguments: [SQLiteValue], decode: @escaping (BorrowedRow) throws -> Element) throws {
         try statement.bind(arguments)
         self.statement = statement
         self.decode = decode
-        self.onFinish = onFinish
         statement.isBusy = true
     }
 
@@ -58,6 +53,5 @@ public final class Cursor<Element> {
         isDone = true
         statement.reset()
         statement.isBusy = false
-        onFinish?()
     }
 }

@@ -41,9 +41,17 @@ public final class Statement {
     /// resetting one in use.
     @usableFromInline var isBusy = false
     var lastUsed: UInt64 = 0
-    /// Decoding plans for `Decodable` types, keyed by type, so coding keys resolve to column
-    /// indexes once per statement.
-    var decodingPlans: [ObjectIdentifier: RowDecodingPlan] = [:]
+    // These three are only used on the connection's thread: dynamic exclusivity checks would
+    // cost more than the fetch's own bookkeeping.
+    /// The decoders of the `Decodable` types the statement decoded, one per type, so that coding
+    /// keys resolve to column indexes once per statement and a fetch allocates no decoder.
+    @exclusivity(unchecked) var decoders: [RowDecoder] = []
+    /// The decoder of the type decoded last, which the next row nearly always decodes again; one
+    /// of `decoders`, which holds it.
+    @exclusivity(unchecked) unowned(unsafe) var lastDecoder: RowDecoder?
+    /// Set when a row of this run was decoded through `Decodable`, so that the reset looks for
+    /// decoders that user code kept past it.
+    @usableFromInline @exclusivity(unchecked) var decodedInRun = false
 
     /// The tables and columns the statement reads, recorded when it was prepared, and again
     /// whenever SQLite prepared it again after a schema change.
@@ -258,6 +266,7 @@ public final class Statement {
         sqlite3_reset(handle)
         generationPointer.pointee &+= 1
         startsRun = true
+        if decodedInRun { endDecodingRun() }
         // A statement with RETURNING commits when it is reset, not when its last row is read.
         if tracker.isActive { tracker.statementDidFinish(connection: sqlite3_db_handle(handle)) }
     }
@@ -278,7 +287,7 @@ public final class Statement {
         columnCount = count
         columnNames = names
         storedColumnIndexes = nil
-        for plan in decodingPlans.values { plan.reset() }
+        for decoder in decoders { decoder.plan.reset() }
     }
 
     /// What the statement reads now, recorded by preparing its SQL once more; nil when it does not

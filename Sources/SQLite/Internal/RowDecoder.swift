@@ -11,7 +11,6 @@
 /// synthesized `CodingKeys` enum is a plain value of at most 8 bytes, so matching it costs two
 /// integer comparisons and no `String`. Other keys are matched by their `stringValue`. A
 /// statement keeps one plan per decoded type.
-@usableFromInline
 final class RowDecodingPlan {
     struct Entry {
         var keyType: ObjectIdentifier
@@ -26,7 +25,7 @@ final class RowDecodingPlan {
     @exclusivity(unchecked) private var names: [String] = []
     @exclusivity(unchecked) private var position = 0
 
-    @usableFromInline init() {}
+    init() {}
 
     func startRow() { position = 0 }
 
@@ -86,19 +85,24 @@ final class RowDecodingPlan {
     }
 }
 
-/// Decodes `Decodable` values from the rows of one fetch: each coding key names a column.
+/// Decodes `Decodable` values from a statement's rows: each coding key names a column.
 ///
-/// One decoder serves the whole fetch and moves along the statement with it. It keeps the raw
-/// statement handle and step generation as plain fields, and hands out one keyed container per
-/// key type for the whole fetch, so decoding a row allocates nothing and decoding a field costs
-/// no reference counting.
+/// A statement keeps one decoder per decoded type, which moves along the statement's rows from
+/// one fetch to the next. It keeps the raw statement handle and step generation as plain
+/// fields, and hands out one keyed container per key type for its whole life, so decoding a row
+/// allocates nothing and decoding a field costs no reference counting.
 ///
 /// Dates, UUIDs, `Data` and every `SQLiteValueConvertible` type decode from their column with
 /// the package's own conversions; other nested values decode from JSON text.
-@usableFromInline
 final class RowDecoder: Decoder {
-    let statement: Statement
-    let plan: RowDecodingPlan
+    /// Not reference counted: the statement owns its decoders, and one that user code keeps
+    /// past a fetch holds it in `keptStatement` (see ``keep(statement:)``).
+    private let unmanagedStatement: Unmanaged<Statement>
+    private var keptStatement: Statement?
+    var statement: Statement { unmanagedStatement.takeUnretainedValue() }
+    let plan = RowDecodingPlan()
+    /// The type the decoder decodes.
+    let type: ObjectIdentifier
     private let handle: OpaquePointer
     private let generationPointer: UnsafeMutablePointer<UInt64>
     // Only used on the connection's thread, one row at a time.
@@ -112,13 +116,12 @@ final class RowDecoder: Decoder {
     /// fields: nearly every row asks for this one, and reading it costs no reference count.
     @exclusivity(unchecked) private var firstKeyType: ObjectIdentifier?
     @exclusivity(unchecked) private var firstVendor: Unmanaged<AnyObject>?
-    @usableFromInline var codingPath: [any CodingKey] { [] }
-    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    @usableFromInline
-    init(statement: Statement, plan: RowDecodingPlan) {
-        self.statement = statement
-        self.plan = plan
+    init(statement: Statement, type: ObjectIdentifier) {
+        unmanagedStatement = .passUnretained(statement)
+        self.type = type
         handle = statement.handle
         generationPointer = statement.generationPointer
         generation = statement.generation
@@ -131,16 +134,9 @@ final class RowDecoder: Decoder {
         return row
     }
 
-    /// Decodes `row`, which must come from the decoder's statement.
-    @inlinable
-    func decode<T: Decodable>(_ type: T.Type, row: BorrowedRow) throws -> T {
-        moveTo(row)
-        return try T(from: self)
-    }
-
-    @usableFromInline
+    /// Moves the decoder to `row`, a row of its statement.
+    @inline(__always)
     func moveTo(_ row: BorrowedRow) {
-        precondition(row.handle == handle, "a RowDecoder decodes rows of its own statement")
         generation = row.generation
         plan.startRow()
     }
@@ -148,7 +144,8 @@ final class RowDecoder: Decoder {
     /// The column of a coding key, or nil when the row has no such column.
     @inline(__always)
     func column<Key: CodingKey>(for key: Key) -> Int? {
-        plan.index(for: key, statement: statement)
+        // Borrowed, since this runs for every column decoded.
+        unmanagedStatement._withUnsafeGuaranteedRef { plan.index(for: key, statement: $0) }
     }
 
     /// Column `index` converted to `T`, read straight from the statement; nil when the value
@@ -177,7 +174,6 @@ final class RowDecoder: Decoder {
         statement.isNull(at: index)
     }
 
-    @usableFromInline
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let keyType = ObjectIdentifier(Key.self)
         if firstKeyType == keyType, let firstVendor {
@@ -203,29 +199,30 @@ final class RowDecoder: Decoder {
         return container
     }
 
-    /// Ends the fetch. Keyed containers point at their decoder without a reference count (see
-    /// ``RowKeyedContainer``); a container that user code kept past its `init(from:)` would
-    /// outlive the decoder, so when one is still referenced from elsewhere, the decoder stays
-    /// alive for good, and reading from that container traps as any stale row does.
-    @usableFromInline
-    func finish() {
+    /// True when user code kept one of the decoder's keyed containers past its `init(from:)`.
+    var hasKeptContainer: Bool {
         var index = 0
         while index < containers.count {
-            if !isKnownUniquelyReferenced(&containers[index].box) {
-                _ = Unmanaged.passRetained(self)
-                return
-            }
+            if !isKnownUniquelyReferenced(&containers[index].box) { return true }
             index += 1
         }
+        return false
     }
 
-    @usableFromInline
+    /// Leaves the decoder, which user code kept past a fetch (itself or one of its keyed
+    /// containers), alive for good with its statement: keyed containers point at their decoder
+    /// without a reference count (see ``RowKeyedContainer``), and the decoder at its statement.
+    /// Reading a row from it then traps, as reading any stale row does.
+    func keep(statement: Statement) {
+        keptStatement = statement
+        _ = Unmanaged.passRetained(self)
+    }
+
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
             [Any].self, .init(codingPath: [], debugDescription: "a row decodes as a keyed container, not an array"))
     }
 
-    @usableFromInline
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         ColumnDecoder(row: row, index: 0, key: nil)
     }
@@ -369,84 +366,4 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder(forKey key: Key) throws -> any Decoder {
         ColumnDecoder(row: decoder.row, index: try index(key, Any.self), key: key)
     }
-}
-
-/// Decodes one column: directly for `SQLiteValueConvertible` types, through the type's own
-/// `init(from:)` for single-value types (a `RawRepresentable` enum), and from JSON text for
-/// nested keyed or unkeyed values.
-struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
-    let row: BorrowedRow
-    let index: Int
-    let key: (any CodingKey)?
-    var codingPath: [any CodingKey] { key.map { [$0] } ?? [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let convertible = T.self as? any SQLiteValueConvertible.Type {
-            let value = row.value(at: index)
-            if let decoded = convertible.init(sqliteValue: value) { return decoded as! T }
-            throw row.decodingError(T.self, index: index, value: value)
-        }
-        do {
-            return try T(from: self)
-        } catch let error as RowDecodingError {
-            throw error
-        } catch {
-            throw RowDecodingError(
-                column: row.columnNames[index], index: index, expectedType: "\(T.self)",
-                reason: .other("\(error)"), sql: row.sql)
-        }
-    }
-
-    func decodeNil() -> Bool { row.value(at: index).isNull }
-    func decode(_ type: Bool.Type) throws -> Bool { try row[index] }
-    func decode(_ type: String.Type) throws -> String { try row[index] }
-    func decode(_ type: Double.Type) throws -> Double { try row[index] }
-    func decode(_ type: Float.Type) throws -> Float { try row[index] }
-    func decode(_ type: Int.Type) throws -> Int { try row[index] }
-    func decode(_ type: Int64.Type) throws -> Int64 { try row[index] }
-    func decode(_ type: Int32.Type) throws -> Int32 { try row[index] }
-    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
-
-    private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let raw = row.value(at: index)
-        guard let wide = Int64(sqliteValue: raw), let value = T(exactly: wide) else {
-            throw row.decodingError(T.self, index: index, value: raw)
-        }
-        return value
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try jsonDecoder().container(keyedBy: type)
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try jsonDecoder().unkeyedContainer()
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
-
-    /// Nested values are stored as JSON text; decoding them goes through Foundation's decoder.
-    private func jsonDecoder() throws -> any Decoder {
-        let value = row.value(at: index)
-        let bytes: [UInt8]
-        switch value {
-        case .text(let text): bytes = Array(text.utf8)
-        case .blob(let blob): bytes = blob
-        default: throw row.decodingError(Any.self, index: index, value: value)
-        }
-        return try JSONDecoder().decode(DecoderCapture.self, from: Data(bytes)).decoder
-    }
-}
-
-/// Captures the decoder JSONDecoder creates, so a nested container can be read from it.
-private struct DecoderCapture: Decodable {
-    let decoder: any Decoder
-    init(from decoder: any Decoder) throws { self.decoder = decoder }
 }

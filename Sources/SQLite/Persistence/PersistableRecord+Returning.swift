@@ -124,39 +124,3 @@ extension PersistableRecord where Self: FetchableRow {
         try writeAndFetch(db, .update) { try $0.fetchOne(db) }
     }
 }
-
-extension PersistableRecord where Self: Decodable {
-    /// Inserts the record and returns its row as stored, with the values the database computed:
-    /// the id, defaults, and changes made by triggers.
-    public func insertAndFetch(_ db: Database) throws -> Self {
-        try writeAndFetch(db, .insert) { try $0.fetchOne(db) }
-    }
-
-    /// Upserts the record and returns its row as stored.
-    public func upsertAndFetch(_ db: Database) throws -> Self {
-        try writeAndFetch(db, .upsert) { try $0.fetchOne(db) }
-    }
-
-    /// Updates the record's row and returns it as stored. Throws ``RecordNotFound`` when no row
-    /// has the record's key.
-    public func updateAndFetch(_ db: Database) throws -> Self {
-        try writeAndFetch(db, .update) { try $0.fetchOne(db) }
-    }
-}
-
-extension PersistableRecord where Self: FetchableRow & Decodable {
-    /// Inserts the record and returns its row as stored, decoded with `init(row:)`.
-    public func insertAndFetch(_ db: Database) throws -> Self {
-        try writeAndFetch(db, .insert) { try $0.fetchOne(db) }
-    }
-
-    /// Upserts the record and returns its row as stored, decoded with `init(row:)`.
-    public func upsertAndFetch(_ db: Database) throws -> Self {
-        try writeAndFetch(db, .upsert) { try $0.fetchOne(db) }
-    }
-
-    /// Updates the record's row and returns it as stored, decoded with `init(row:)`.
-    public func updateAndFetch(_ db: Database) throws -> Self {
-        try writeAndFetch(db, .update) { try $0.fetchOne(db) }
-    }
-}

@@ -10,14 +10,6 @@ extension Database: SQLConnection {
         return try statement.fetchOneBound(decode: decode).map { [$0] } ?? []
     }
 
-    public func _fetchDecodable<RowValue: Decodable>(
-        _ request: QueryInterfaceRequest<RowValue>, _ shape: SQLFetchShape
-    ) throws -> [RowValue] {
-        let statement = try boundStatement(for: request.select, Self.rendering(shape))
-        if case .all = shape { return try statement.fetchAllDecodableBound(RowValue.self) }
-        return try statement.fetchOneDecodableBound(RowValue.self).map { [$0] } ?? []
-    }
-
     private static func rendering(_ shape: SQLFetchShape) -> SQLSelect.Rendering {
         switch shape {
         case .all: .all

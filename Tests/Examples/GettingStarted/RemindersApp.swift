@@ -1,6 +1,6 @@
 import SharingSQLite
 
-struct Reminder: Codable, Equatable, Sendable, PersistableRecord {
+struct Reminder: Codable, Equatable, Sendable, PersistableRecord, FetchableRow {
     static let tableName = "reminders"
     var id: Int64?
     var title: String

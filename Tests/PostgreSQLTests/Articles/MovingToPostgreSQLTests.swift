@@ -8,7 +8,7 @@ import Testing
 // ArticleCodeTests checks that every Swift block of the article appears here.
 
 enum MovingToPostgreSQLArticle {
-    struct Item: Codable, Equatable, Sendable, PersistableRecord {
+    struct Item: Codable, Equatable, Sendable, PersistableRecord, FetchableRow {
         static let tableName = "items"
         var id: Int64?
         var title: String

@@ -7,7 +7,7 @@ import Testing
 struct DatabaseQueueTests {
     @Test("the API shape code outside the package relies on")
     func publicShape() async throws {
-        struct Item: Decodable, Sendable {
+        struct Item: FetchableRow, Decodable, Sendable {
             var id: Int
             var title: String
             var done: Bool

@@ -24,7 +24,7 @@ private struct Item: FetchableRow, Equatable {
     }
 }
 
-private struct CodableItem: Decodable, Equatable {
+private struct CodableItem: FetchableRow, Decodable, Equatable {
     enum Kind: String, Decodable { case chore, errand }
     var id: Int
     var title: String
@@ -46,6 +46,16 @@ private struct Both: FetchableRow, Decodable {
         viaRow = false
     }
 }
+
+/// A class that is not `final`, which cannot take `Decodable`'s default `init(row:)`.
+private class Animal: FetchableRow, Decodable {
+    let title: String
+    required convenience init(row: BorrowedRow) throws {
+        try self.init(from: row.decoder(for: Self.self))
+    }
+}
+
+private final class Dog: Animal {}
 
 @Suite("Fetching")
 struct FetchingTests {
@@ -104,7 +114,7 @@ struct FetchingTests {
 
     @Test("Decodable decodes enums and nested JSON values")
     func decodableNested() throws {
-        struct Record: Decodable, Equatable {
+        struct Record: FetchableRow, Decodable, Equatable {
             enum Kind: String, Decodable { case chore, errand }
             struct Meta: Decodable, Equatable { var tags: [String] }
             var kind: Kind
@@ -160,7 +170,7 @@ struct FetchingTests {
             try db.fetchAll(Int.self, "SELECT priority FROM items ORDER BY id")
         }
         #expect(decodable?.expectedType == "Int")
-        struct StrictCodable: Decodable {
+        struct StrictCodable: FetchableRow, Decodable {
             var title: String
             var due: Date
         }
@@ -179,7 +189,7 @@ struct FetchingTests {
         }
         #expect(mismatch?.reason == .typeMismatch(found: .text("milk")))
         #expect(mismatch?.description.contains("as Int: found text 'milk'") == true)
-        struct Missing: Decodable { var nope: String }
+        struct Missing: FetchableRow, Decodable { var nope: String }
         let missing = #expect(throws: RowDecodingError.self) {
             try db.fetchAll(Missing.self, "SELECT id, title FROM items")
         }
@@ -221,5 +231,40 @@ struct FetchingTests {
         }
         let values = try db.fetchAll(Int.self, "SELECT i FROM n ORDER BY i")
         #expect(values == Array(0..<count))
+    }
+
+    @Test("a Decodable record decodes by its coding keys in every shape of fetch")
+    func decodableInEveryShape() throws {
+        let db = try makeItemsDatabase()
+        let sql = "SELECT * FROM items ORDER BY id"
+        let all = try db.fetchAll(CodableItem.self, sql)
+        #expect(all.map(\.title) == ["milk", "bread", "eggs"])
+        #expect(try db.fetchOne(CodableItem.self, sql) == all.first)
+        #expect(try db.cursor(CodableItem.self, sql).collect() == all)
+        let statement = try db.cachedStatement(sql)
+        #expect(try statement.fetchAll(CodableItem.self) { try CodableItem(row: $0) } == all)
+        #expect(try statement.fetchOne(CodableItem.self) { try CodableItem(row: $0) } == all.first)
+    }
+
+    @Test("a class that is not final decodes through the row's decoder")
+    func nonFinalClass() throws {
+        let db = try makeItemsDatabase()
+        let animals = try db.fetchAll(Animal.self, "SELECT title FROM items ORDER BY id")
+        #expect(animals.map(\.title) == ["milk", "bread", "eggs"])
+        let dogs = try db.fetchAll(Dog.self, "SELECT title FROM items ORDER BY id")
+        #expect(dogs.map(\.title) == ["milk", "bread", "eggs"])
+    }
+
+    @Test("fetchOne of a single value is nil when the value is NULL, on every path")
+    func nullSingleValue() throws {
+        let db = try makeItemsDatabase()
+        let sql = "SELECT priority FROM items WHERE id = 2"
+        #expect(try db.fetchOne(Int.self, sql) == nil)
+        #expect(try db.fetchOne(Int?.self, sql) == nil)
+        #expect(try db.fetchAll(Int?.self, sql) == [nil])
+        #expect(throws: RowDecodingError.self) { try db.fetchAll(Int.self, sql) }
+        let request = Table("items").filter(Column("id") == 2).select(Column("priority")).asRequest(of: Int.self)
+        #expect(try request.fetchOne(db) == nil)
+        #expect(try request.fetchOne(db as any SQLConnection) == nil)
     }
 }

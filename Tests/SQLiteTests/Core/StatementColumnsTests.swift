@@ -6,7 +6,7 @@ import Testing
 /// prepares them again by itself, and what they report must follow.
 @Suite("Schema changes by another connection")
 struct StatementColumnsTests {
-    private struct Item: Decodable, Equatable {
+    private struct Item: FetchableRow, Decodable, Equatable {
         var id: Int
         var extra: String?
     }

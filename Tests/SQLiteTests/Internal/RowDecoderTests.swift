@@ -11,7 +11,7 @@ private struct NamedKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-private struct ByName: Decodable, Equatable {
+private struct ByName: FetchableRow, Decodable, Equatable {
     var id: Int64
     var title: String
     init(id: Int64, title: String) {
@@ -26,7 +26,7 @@ private struct ByName: Decodable, Equatable {
 }
 
 /// Reads its keys in an order that depends on the row, and some only on some rows.
-private struct Irregular: Decodable, Equatable {
+private struct Irregular: FetchableRow, Decodable, Equatable {
     enum CodingKeys: String, CodingKey { case id, title, priority }
     var id: Int64
     var title: String
@@ -59,7 +59,7 @@ private class Base: Decodable {
     }
 }
 
-private final class Derived: Base {
+private final class Derived: Base, FetchableRow {
     enum CodingKeys: CodingKey { case id }
     let id: Int64
     required init(from decoder: any Decoder) throws {
@@ -73,7 +73,7 @@ private final class Derived: Base {
 nonisolated(unsafe) private var lastKeptContainer: KeyedDecodingContainer<Kept.CodingKeys>?
 
 /// Keeps its keyed container past `init(from:)`.
-private struct Kept: Decodable {
+private struct Kept: FetchableRow, Decodable {
     enum CodingKeys: String, CodingKey { case id, title }
     var id: Int64
     init(from decoder: any Decoder) throws {
@@ -83,7 +83,39 @@ private struct Kept: Decodable {
     }
 }
 
-private struct OneKey: Decodable, Equatable { var title: String }
+private struct OneKey: FetchableRow, Decodable, Equatable { var title: String }
+
+/// Where `KeepsDecoder` leaves its decoder; only the test that decodes it touches it.
+nonisolated(unsafe) private var lastKeptDecoder: (any Decoder)?
+
+/// Keeps the decoder it was handed past `init(from:)`.
+private struct KeepsDecoder: FetchableRow, Decodable {
+    enum CodingKeys: String, CodingKey { case id }
+    var id: Int64
+    init(from decoder: any Decoder) throws {
+        id = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .id)
+        lastKeptDecoder = decoder
+    }
+}
+
+/// Two `Decodable` parts of one row, each with its own coding keys.
+private struct Parts: FetchableRow, Equatable {
+    struct Head: FetchableRow, Decodable, Equatable { var id: Int64 }
+    struct Body: FetchableRow, Decodable, Equatable {
+        var title: String
+        var priority: Int?
+    }
+    var head: Head
+    var body: Body
+    init(head: Head, body: Body) {
+        self.head = head
+        self.body = body
+    }
+    init(row: BorrowedRow) throws {
+        head = try Head(row: row)
+        body = try Body(row: row)
+    }
+}
 
 @Suite("Decodable rows")
 struct RowDecoderTests {
@@ -146,5 +178,40 @@ struct RowDecoderTests {
         lastKeptContainer = nil
         #expect(kept.contains(.title))
         #expect(Set(kept.allKeys.map(\.stringValue)) == ["id", "title"])
+    }
+
+    @Test("a row decodes into several Decodable types, each reading its own columns, fetch after fetch")
+    func severalTypesPerRow() throws {
+        let db = try makeItemsDatabase()
+        let sql = "SELECT title, priority, id FROM items ORDER BY id"
+        let expected = [
+            Parts(head: .init(id: 1), body: .init(title: "milk", priority: 3)),
+            Parts(head: .init(id: 2), body: .init(title: "bread", priority: nil)),
+            Parts(head: .init(id: 3), body: .init(title: "eggs", priority: 1)),
+        ]
+        #expect(try db.fetchAll(Parts.self, sql) == expected)
+        #expect(try db.fetchAll(Parts.self, sql) == expected)
+        #expect(try db.fetchAll(Parts.Body.self, sql) == expected.map(\.body))
+        #expect(try db.cursor(Parts.self, sql).collect() == expected)
+        #expect(try db.fetchOne(Parts.Head.self, sql) == expected[0].head)
+    }
+
+    @Test("a decoder kept after the fetch stays usable for what needs no row, and the next fetch works")
+    func keptDecoder() throws {
+        let db = try makeItemsDatabase()
+        let sql = "SELECT id, title FROM items ORDER BY id"
+        do {
+            let rows = try db.fetchAll(KeepsDecoder.self, sql)
+            #expect(rows.map(\.id) == [1, 2, 3])
+        }
+        #expect(try db.fetchAll(KeepsDecoder.self, sql).map(\.id) == [1, 2, 3])
+        weak var statement = try db.cachedStatement(sql)
+        db.clearStatementCache()
+        #expect(statement != nil, "the kept decoder keeps the statement it reads")
+        let kept = try #require(lastKeptDecoder)
+        lastKeptDecoder = nil
+        let container = try kept.container(keyedBy: KeepsDecoder.CodingKeys.self)
+        #expect(container.contains(.id))
+        #expect(Set(container.allKeys.map(\.stringValue)) == ["id"])
     }
 }

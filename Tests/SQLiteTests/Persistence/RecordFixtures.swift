@@ -84,7 +84,7 @@ struct ItemRecord: PersistableRecord, FetchableRow, Equatable {
 }
 
 /// A record written and read through Codable: its coding keys name the columns.
-struct Note: PersistableRecord, Codable, Equatable {
+struct Note: PersistableRecord, FetchableRow, Codable, Equatable {
     static let tableName = "notes"
 
     enum Kind: String, Codable { case text, checklist }

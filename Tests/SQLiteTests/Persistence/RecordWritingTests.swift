@@ -206,7 +206,7 @@ import Testing
     @Test func recordsMadeOnlyOfTheirKey() throws {
         let db = try makeRecordsDatabase()
         try db.execute("CREATE TABLE tags(name TEXT PRIMARY KEY) WITHOUT ROWID")
-        struct Tag: PersistableRecord, Codable, Equatable {
+        struct Tag: PersistableRecord, FetchableRow, Codable, Equatable {
             static let tableName = "tags"
             static let primaryKey = PrimaryKey.columns("name")
             var name: String

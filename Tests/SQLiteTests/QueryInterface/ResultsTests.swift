@@ -20,7 +20,7 @@ private struct Item: TableRecord, FetchableRow, Equatable {
     }
 }
 
-private struct CodableItem: TableRecord, Decodable, Equatable {
+private struct CodableItem: TableRecord, FetchableRow, Decodable, Equatable {
     static let tableName = "items"
     var id: Int64
     var title: String

@@ -8,7 +8,7 @@ import Testing
 
 enum DynamicQueriesArticle {
     /// The record of "Getting started", as its program declares it.
-    struct Reminder: Codable, Equatable, Sendable, PersistableRecord {
+    struct Reminder: Codable, Equatable, Sendable, PersistableRecord, FetchableRow {
         static let tableName = "reminders"
         var id: Int64?
         var title: String

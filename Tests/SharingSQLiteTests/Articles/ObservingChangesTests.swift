@@ -7,7 +7,7 @@ import Testing
 
 enum ObservingChangesArticle {
     /// The record of "Getting started".
-    struct Reminder: Codable, Equatable, Sendable, PersistableRecord {
+    struct Reminder: Codable, Equatable, Sendable, PersistableRecord, FetchableRow {
         static let tableName = "reminders"
         var id: Int64?
         var title: String

@@ -6,7 +6,7 @@ import Testing
 // blocks appear here.
 
 struct READMEExample {
-    struct Item: Codable, Equatable, Sendable, TableRecord {
+    struct Item: Codable, Equatable, Sendable, TableRecord, FetchableRow {
         static let tableName = "items"
         var id: Int64
         var title: String
