@@ -205,7 +205,7 @@ struct RowDecoderTests {
             #expect(rows.map(\.id) == [1, 2, 3])
         }
         #expect(try db.fetchAll(KeepsDecoder.self, sql).map(\.id) == [1, 2, 3])
-        weak var statement = try db.cachedStatement(sql)
+        weak let statement = try db.cachedStatement(sql)
         db.clearStatementCache()
         #expect(statement != nil, "the kept decoder keeps the statement it reads")
         let kept = try #require(lastKeptDecoder)
