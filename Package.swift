@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SQLite", targets: ["SQLite"]),
         .library(name: "QueryCache", targets: ["QueryCache"]),
         .library(name: "Queryable", targets: ["Queryable"]),
+        .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "SharingSQLite", targets: ["SharingSQLite"]),
         .library(name: "PostgreSQL", targets: ["PostgreSQL"]),
         .executable(name: "sqlq", targets: ["sqlq"]),
@@ -38,8 +39,8 @@ let package = Package(
         // Thread Sanitizer can check.
         .target(name: "Locking"),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        // The values and rows every source shares. It reads SQLite's statements through the C API,
-        // so that a row read from SQLite is as fast as the C API.
+        // The values, rows, change sets and read regions every source shares. It reads SQLite's
+        // statements through the C API, so that a row read from SQLite is as fast as the C API.
         .target(name: "SQLCore", dependencies: ["CSQLite"]),
         .testTarget(name: "SQLCoreTests", dependencies: ["SQLCore"]),
         // The query builder: requests that render for SQLite and PostgreSQL into a reusable buffer.
@@ -52,8 +53,11 @@ let package = Package(
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache", "Locking"]),
         .target(name: "Queryable", dependencies: ["Locking"]),
         .testTarget(name: "QueryableTests", dependencies: ["Queryable", "Locking"]),
-        // Live values backed by SQL queries: the cache of QueryCache kept current by SQLite's hooks.
-        .target(name: "SharingSQLite", dependencies: ["SQLite", "QueryCache", "Locking"]),
+        // Live values backed by SQL queries, whatever the database: the engine that decides what
+        // a change set refetches, `SharedReader` and its keys. It imports no database driver.
+        .target(name: "LiveQuery", dependencies: ["SQLCore", "QueryBuilder", "QueryCache", "Locking"]),
+        // Live values on SQLite: the live-query engine fed by SQLite's hooks and the file's changes.
+        .target(name: "SharingSQLite", dependencies: ["LiveQuery", "SQLite", "QueryCache", "Locking"]),
         .testTarget(
             name: "SharingSQLiteTests",
             dependencies: ["SharingSQLite", "LiveValueTesting", "Locking", "GettingStartedExample"]),
@@ -61,13 +65,13 @@ let package = Package(
         .executableTarget(
             name: "GettingStartedExample", dependencies: ["SharingSQLite"], path: "Tests/Examples/GettingStarted"),
         // Waiting for live values in tests, whatever their source.
-        .target(name: "LiveValueTesting", dependencies: ["SharingSQLite", "Locking"], path: "Tests/LiveValueTesting"),
+        .target(name: "LiveValueTesting", dependencies: ["LiveQuery", "Locking"], path: "Tests/LiveValueTesting"),
         // The same rows, values, constraint violations, migrations and live values on a PostgreSQL
         // server.
         .target(
             name: "PostgreSQL",
             dependencies: [
-                "SQLite", "SharingSQLite", "QueryCache", "Locking",
+                "SQLite", "LiveQuery", "QueryCache", "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),

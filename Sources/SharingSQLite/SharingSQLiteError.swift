@@ -1,5 +1,5 @@
-/// What can go wrong while a ``SharedReader`` loads, besides the errors SQLite itself reports
-/// (which arrive as `SQLiteError`).
+/// What can go wrong while a SQLite key's `SharedReader` loads, besides the errors SQLite itself
+/// reports (which arrive as `SQLiteError`) and those of any source (`LiveQueryError`).
 ///
 /// ```swift
 /// if let error = $items.loadError as? SharingSQLiteError, error == .noDatabase { … }
@@ -9,10 +9,6 @@ public enum SharingSQLiteError: Error, Sendable, Hashable, CustomStringConvertib
     case noDatabase
     /// ``DefaultDatabase/set(_:)`` was called a second time.
     case defaultDatabaseAlreadySet
-    /// A `fetchOne` key of a non-optional type found no row.
-    case noRow(sql: String)
-    /// `load()` was called on a reader that was never given a key.
-    case noKey
     /// The database file was deleted while open. The connection still reads the deleted file,
     /// which no other program sees, so its readers report this instead of going stale.
     case databaseFileDeleted(path: String)
@@ -27,11 +23,6 @@ public enum SharingSQLiteError: Error, Sendable, Hashable, CustomStringConvertib
                 "no database to read from: pass `database:` to the key, or call DefaultDatabase.set(_:) once at startup"
         case .defaultDatabaseAlreadySet:
             return "the default database is already set; it can be set only once per process"
-        case .noRow(let sql):
-            return
-                "the query returned no row, and the value is not optional (use an optional type to allow none)\n  SQL: \(sql)"
-        case .noKey:
-            return "this reader has no key to reload: call load(_:) with a key first"
         case .databaseFileDeleted(let path):
             return "the database file \"\(path)\" was deleted while open; its readers no longer follow it"
         case .databaseFileReplaced(let path):

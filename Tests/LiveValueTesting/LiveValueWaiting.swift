@@ -1,7 +1,7 @@
 import Foundation
+import LiveQuery
 import Locking
 import Observation
-import SharingSQLite
 
 // Waiting for live values in tests, whatever their source: through the reader's own values and
 // Observation, never a fixed sleep, and never longer than `hangLimit`.

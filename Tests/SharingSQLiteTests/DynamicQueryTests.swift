@@ -3,6 +3,7 @@ import Locking
 import Synchronization
 import Testing
 
+@testable import LiveQuery
 @testable import SharingSQLite
 
 /// Holds back the fetches of a gated request until the test opens the gate, or at most

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Testing
 
+@testable import LiveQuery
 @testable import SharingSQLite
 
 @Suite struct SharedReaderTests {
@@ -38,11 +39,11 @@ import Testing
     @Test func nonOptionalFetchOneWithoutRowIsATypedError() async throws {
         let db = try makeItemsDatabase()
         let reader = SharedReader<String>(value: "kept")
-        await #expect(throws: SharingSQLiteError.noRow(sql: "SELECT title FROM items WHERE id = 99")) {
+        await #expect(throws: LiveQueryError.noRow(sql: "SELECT title FROM items WHERE id = 99")) {
             try await reader.load(.fetchOne("SELECT title FROM items WHERE id = 99", database: db))
         }
         #expect(reader.wrappedValue == "kept")
-        #expect(reader.loadError as? SharingSQLiteError == .noRow(sql: "SELECT title FROM items WHERE id = 99"))
+        #expect(reader.loadError as? LiveQueryError == .noRow(sql: "SELECT title FROM items WHERE id = 99"))
     }
 
     @Test func writeToUnrelatedTableDoesNotRefetch() async throws {
@@ -162,7 +163,7 @@ import Testing
         @SharedReader(.fetchAll("SELECT id, title FROM items")) var items: [Item]
         #expect(items.isEmpty)
         #expect($items.loadError as? SharingSQLiteError == .noDatabase)
-        await #expect(throws: SharingSQLiteError.noKey) { try await SharedReader<Int>(value: 0).load() }
+        await #expect(throws: LiveQueryError.noKey) { try await SharedReader<Int>(value: 0).load() }
     }
 
     @Test func defaultDatabaseIsSetOnce() throws {

@@ -5,6 +5,7 @@ import Locking
 import Observation
 import Testing
 
+@testable import LiveQuery
 @testable import SharingSQLite
 
 struct Item: FetchableRow, Equatable, Sendable {

@@ -1,9 +1,9 @@
 import Dispatch
+import LiveQuery
 import Locking
 import PostgresNIO
 import QueryCache
 import SQLite
-import SharingSQLite
 
 /// The engine that keeps the live values of a PostgreSQL database current.
 typealias PostgreSQLLiveEngine = LiveQueryEngine<PostgreSQLLiveSource>

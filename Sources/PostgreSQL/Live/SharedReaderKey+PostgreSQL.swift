@@ -1,7 +1,7 @@
 import Dispatch
+import LiveQuery
 import QueryCache
 import SQLite
-import SharingSQLite
 
 // Live values read from PostgreSQL: the same `SharedReader`s as on SQLite, kept current by the
 // notifications of `installChangeNotifications(on:)`'s triggers, whichever instance of the
@@ -70,7 +70,7 @@ extension SharedReaderKey {
         _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value: SQLiteValueConvertible {
         sqlKey("fetchOne!", Value.self, sql, arguments, database) { rows in
-            guard let row = rows.first else { throw SharingSQLiteError.noRow(sql: sql) }
+            guard let row = rows.first else { throw LiveQueryError.noRow(sql: sql) }
             return try row[0]
         }
     }

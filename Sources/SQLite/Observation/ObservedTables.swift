@@ -50,7 +50,7 @@ public final class ObservedTables: Sendable {
     }
 
     /// Asks for the values of each changed row of `tables` (in any ASCII case), before and after, in
-    /// ``DatabaseChanges/rowChanges(in:)``. Recording them costs each write; none are recorded
+    /// `DatabaseChanges.rowChanges(in:)`. Recording them costs each write; none are recorded
     /// while no observer asks.
     ///
     /// For the tables also in `updatesOnly`, only updated rows are recorded, and a transaction

@@ -13,7 +13,7 @@ extension Database {
     /// ```
     ///
     /// With `scopingRows`, the region also says which part of each ordinary table is read
-    /// (``DatabaseRegion/rowScopes``): the columns, and for the statements that query-builder
+    /// (`DatabaseRegion.rowScopes`): the columns, and for the statements that query-builder
     /// requests ran, the rows their filters may match.
     ///
     /// While `body` runs, the connection's statement trace (`sqlite3_trace_v2`) is in use.

@@ -93,7 +93,10 @@ import Testing
     @Test func everyCatalogHasArticles() {
         let modules = Set(Self.articles.map(\.module))
         #expect(
-            modules == ["PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite", "SharingSQLite"])
+            modules == [
+                "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite",
+                "SharingSQLite",
+            ])
     }
 
     @Test(arguments: articles)

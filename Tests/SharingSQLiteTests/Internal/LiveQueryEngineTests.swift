@@ -3,6 +3,7 @@ import Locking
 import QueryCache
 import Testing
 
+@testable import LiveQuery
 @testable import SharingSQLite
 
 /// A clock that moves only when the test moves it, for eviction.

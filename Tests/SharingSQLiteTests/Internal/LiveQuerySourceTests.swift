@@ -2,6 +2,7 @@ import Locking
 import QueryCache
 import Testing
 
+@testable import LiveQuery
 @testable import SharingSQLite
 
 @Suite struct LiveQuerySourceTests {

@@ -39,7 +39,7 @@ public enum SharedReaderCache {
     ///
     /// With it, a write refetches only the queries it can change: an `UPDATE` of columns a query
     /// does not read, or of rows outside the filter of a query-builder request, refetches
-    /// nothing (see <doc:ObservingChanges>). Each write then records the changed rows' values
+    /// nothing (see the "Observing changes" article of `SharingSQLite`). Each write then records the changed rows' values
     /// while such a query is live. Set it to `false` to refetch every query that reads a
     /// changed table; it applies to queries fetched from then on.
     public static var observesRows: Bool {
@@ -49,12 +49,7 @@ public enum SharedReaderCache {
 
     private static let rowObservation = Lock(true)
 
-    /// How many entries the cache of `database` holds now.
-    public static func storeCount(for database: any DatabaseWriter) -> Int {
-        ObservationCenter.existingCenter(for: database)?.recordCount ?? 0
-    }
-
-    static var evictionPolicy: QueryEvictionPolicy { policy.withLock { $0 } }
+    package static var evictionPolicy: QueryEvictionPolicy { policy.withLock { $0 } }
 
     /// The caches of every live-query engine, whatever its source, which changes to the limits
     /// reach. Held weakly: a cache goes with its engine.
@@ -65,7 +60,7 @@ public enum SharedReaderCache {
     }
 
     /// Makes a new engine's cache follow the limits as they change.
-    static func register(_ cache: any LiveCache) {
+    package static func register(_ cache: any LiveCache) {
         caches.withLock { caches in
             caches.removeAll { $0.cache == nil }
             caches.append(WeakCache(cache: cache))
@@ -85,6 +80,6 @@ public enum SharedReaderCache {
 
 /// A live-query engine's cache, as ``SharedReaderCache`` sees it: whatever the engine's source,
 /// it follows the limits.
-protocol LiveCache: AnyObject, Sendable {
+package protocol LiveCache: AnyObject, Sendable {
     var evictionPolicy: QueryEvictionPolicy { get set }
 }

@@ -1,7 +1,7 @@
 /// What one committed transaction changed: the tables, and the rowids that SQLite's update hook
 /// reported for each.
 ///
-/// Delivered to the observers added with ``Database/addChangeObserver(_:)`` after the commit.
+/// Delivered to the observers added with `Database.addChangeObserver(_:)` (SQLite) after the commit.
 ///
 /// ```swift
 /// db.addChangeObserver { changes in
@@ -9,17 +9,23 @@
 /// }
 /// ```
 public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
-    struct Table: Sendable {
+    package struct Table: Sendable {
         /// Lowercased.
-        var name: String
+        package var name: String
         /// In the order reported, with repeats: appending is cheaper than hashing for every row.
-        var rowids: [Int64]
-        var isChanged: Bool
+        package var rowids: [Int64]
+        package var isChanged: Bool
         /// Each changed row's values before and after, when SQLite's pre-update hook reported
         /// them.
-        var rows: [RowChange] = []
+        package var rows: [RowChange] = []
         /// True while every change to the table in the transaction is in `rows`.
-        var rowsComplete = false
+        package var rowsComplete = false
+
+        package init(name: String, rowids: [Int64], isChanged: Bool) {
+            self.name = name
+            self.rowids = rowids
+            self.isChanged = isChanged
+        }
     }
 
     /// One row changed: its values (in the table's column order) before and after. An insert
@@ -40,7 +46,7 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
     /// Every table the connection's tracker has seen, changed or not. Only the changed ones
     /// belong to the value: keeping the others lets the tracker reuse this storage, names and
     /// rowid sets included, from one commit to the next, so recording a change allocates nothing.
-    var storage: [Table]
+    package var storage: [Table]
 
     /// Changes to `tables`: table name → rowids.
     public init(tables: [String: Set<Int64>] = [:]) {
@@ -63,15 +69,15 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
 
     /// The names of the changed tables.
     public struct ChangedTables: Sequence {
-        let storage: [Table]
+        package let storage: [Table]
 
         /// Iterates the names of the changed tables.
         public func makeIterator() -> Iterator { Iterator(storage: storage) }
 
         /// Yields the names of the changed tables, one each.
         public struct Iterator: IteratorProtocol {
-            let storage: [Table]
-            var index = 0
+            package let storage: [Table]
+            package var index = 0
 
             /// The next changed table, or `nil` after the last.
             public mutating func next() -> String? {

@@ -18,11 +18,11 @@
 /// in a column with a default (see `ColumnTraits.nullMayBeDefault`).
 public struct RowFilter: Hashable, Sendable {
     /// The column affinities that decide how SQLite converts a bound value before comparing.
-    enum Affinity: Hashable, Sendable {
+    package enum Affinity: Hashable, Sendable {
         case integer, real, numeric, text, blob
 
         /// SQLite's rules for a declared type ("Determination Of Column Affinity").
-        init(declaredType: String) {
+        package init(declaredType: String) {
             let type = declaredType.uppercased()
             if type.contains("INT") {
                 self = .integer
@@ -39,27 +39,33 @@ public struct RowFilter: Hashable, Sendable {
     }
 
     /// What Swift needs of a column to compare its values as SQLite does.
-    struct ColumnTraits: Hashable, Sendable {
-        var affinity: Affinity
+    package struct ColumnTraits: Hashable, Sendable {
+        package var affinity: Affinity
         /// The column's collation is `BINARY`.
-        var isBinary: Bool
+        package var isBinary: Bool
         /// The column has a default other than NULL. For a row stored before the column was
         /// added (`ALTER TABLE … ADD COLUMN … DEFAULT`), SQLite's pre-update hook reports NULL as
         /// the old value rather than the default, so an old NULL here is not known.
-        var nullMayBeDefault = false
+        package var nullMayBeDefault = false
+
+        package init(affinity: Affinity, isBinary: Bool, nullMayBeDefault: Bool = false) {
+            self.affinity = affinity
+            self.isBinary = isBinary
+            self.nullMayBeDefault = nullMayBeDefault
+        }
     }
 
     /// How the database stores text: `BINARY` compares the stored bytes, whose order differs
     /// between UTF-8 and UTF-16 for some characters.
-    enum TextEncoding: Hashable, Sendable {
+    package enum TextEncoding: Hashable, Sendable {
         case utf8, utf16le, utf16be
     }
 
-    enum Operator: Hashable, Sendable {
+    package enum Operator: Hashable, Sendable {
         case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
     }
 
-    indirect enum Node: Hashable, Sendable {
+    package indirect enum Node: Hashable, Sendable {
         case truth(Bool)
         case comparison(column: Int, Operator, SQLiteValue)
         case isNull(column: Int, negated: Bool)
@@ -72,16 +78,16 @@ public struct RowFilter: Hashable, Sendable {
     }
 
     /// SQL's three truth values, and a fourth for "cannot tell".
-    enum Truth {
+    package enum Truth {
         case yes, no, null, unknown
     }
 
-    let root: Node
+    package let root: Node
     /// Per column of the table, in the order of the row's values.
-    let columns: [ColumnTraits]
-    let encoding: TextEncoding
+    package let columns: [ColumnTraits]
+    package let encoding: TextEncoding
 
-    init(root: Node, columns: [ColumnTraits], encoding: TextEncoding = .utf8) {
+    package init(root: Node, columns: [ColumnTraits], encoding: TextEncoding = .utf8) {
         self.root = root
         self.columns = columns
         self.encoding = encoding
@@ -94,7 +100,7 @@ public struct RowFilter: Hashable, Sendable {
 
     /// With `isOld`, the row is a changed row's values before the change, as the pre-update hook
     /// reports them: a NULL in a column with a default may stand for that default.
-    func mayMatch(_ row: [SQLiteValue], isOld: Bool) -> Bool {
+    package func mayMatch(_ row: [SQLiteValue], isOld: Bool) -> Bool {
         guard row.count == columns.count else { return true }
         switch evaluate(root, row, isOld) {
         case .yes, .unknown: return true
@@ -236,7 +242,7 @@ public struct RowFilter: Hashable, Sendable {
 
     /// The sign of `integer - real`, exact at any magnitude, as SQLite's `sqlite3IntFloatCompare`
     /// finds it. (Converting the integer to a double rounds beyond 2^53.)
-    static func compare(_ integer: Int64, _ real: Double) -> Int {
+    package static func compare(_ integer: Int64, _ real: Double) -> Int {
         if real < -9_223_372_036_854_775_808.0 { return 1 }
         if real >= 9_223_372_036_854_775_808.0 { return -1 }
         // In range: the conversion truncates toward zero, and cannot trap.

@@ -1,7 +1,7 @@
 /// The part of one table a query reads, finer than the table: some of its columns, and the rows
 /// that may satisfy its filters. A changed row outside it cannot change the query's result.
 ///
-/// Found by ``Database/recordingReadRegion(scopingRows:_:)`` for tables that SQLite's
+/// Found by `Database.recordingReadRegion(scopingRows:_:)` (SQLite) for tables that SQLite's
 /// pre-update hook reports row by row (ordinary tables of the main database).
 ///
 /// A change is skipped only where Swift decides exactly as SQLite would that it cannot change
@@ -21,7 +21,7 @@ public struct RowScope: Hashable, Sendable {
     /// value as NULL instead of the default, so an old NULL there is not known.
     public let defaultedColumns: Set<Int>
 
-    init(columnCount: Int, readColumns: Set<Int>?, filters: [RowFilter]?, defaultedColumns: Set<Int> = []) {
+    package init(columnCount: Int, readColumns: Set<Int>?, filters: [RowFilter]?, defaultedColumns: Set<Int> = []) {
         self.columnCount = columnCount
         self.readColumns = readColumns
         self.filters = filters
@@ -52,7 +52,7 @@ public struct RowScope: Hashable, Sendable {
 
     /// The scope of a query that reads what either of two scopes reads, or nil when the table's
     /// shape differs between them.
-    func union(_ other: RowScope) -> RowScope? {
+    package func union(_ other: RowScope) -> RowScope? {
         guard columnCount == other.columnCount else { return nil }
         let columns = readColumns.flatMap { mine in other.readColumns.map { mine.union($0) } }
         let filters = filters.flatMap { mine in other.filters.map { mine + $0 } }

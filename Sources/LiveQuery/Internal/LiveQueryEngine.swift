@@ -160,7 +160,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     }
 
     private let state: Lock<State>
-    private let refreshQueue = DispatchQueue(label: "SharingSQLite.LiveQueryEngine.refresh")
+    private let refreshQueue = DispatchQueue(label: "LiveQuery.LiveQueryEngine.refresh")
 
     package init(source: Source) {
         self.source = source
@@ -177,7 +177,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     /// A reader's hold on a query: while one is held, commits refetch the query, and its record
     /// stays.
     package final class Lease: LiveLease {
-        let engine: LiveQueryEngine
+        package let engine: LiveQueryEngine
         fileprivate let id: Int
 
         fileprivate init(engine: LiveQueryEngine, id: Int) {
@@ -264,10 +264,6 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     /// every commit made before. Otherwise a fetch already running is joined, and a store that is
     /// not stale (readers attached together all saw it stale; the first fetch may have answered
     /// them all) completes at once.
-    // The engine is generic and visible to the PostgreSQL module, so its methods are compiled for
-    // any source; these entry points are also compiled for SQLite's, whose calls then skip the
-    // generic metadata lookups (measured with callgrind on `Benchmarks/run --cache`).
-    @_specialize(exported:false,where Source == SQLiteLiveSource)
     func refresh(_ lease: Lease, fresh: Bool, completion: @escaping Completion) {
         let next = state.withLock { state -> RefreshStep in
             let record = state.records[lease.id]!
@@ -289,7 +285,6 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         }
     }
 
-    @_specialize(exported:false,where Source == SQLiteLiveSource)
     private func release(_ id: Int) {
         let watch = state.withLock { state -> Source.Watch? in
             // The store's idle time starts when the reader's subscription ends (its
@@ -309,7 +304,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     }
 
     /// The eviction policy of the engine's cache: ``SharedReaderCache``'s, unless a test changes it.
-    var evictionPolicy: QueryEvictionPolicy {
+    package var evictionPolicy: QueryEvictionPolicy {
         get { state.withLock { $0.eviction.policy } }
         set { state.withLock { $0.eviction.policy = newValue } }
     }
@@ -329,7 +324,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     }
 
     /// How many queries the engine keeps, each with its store.
-    var recordCount: Int { state.withLock { $0.records.count } }
+    package var recordCount: Int { state.withLock { $0.records.count } }
 
     /// How many queries the index lists; for tests.
     var indexedQueryCount: Int { state.withLock { $0.index.count } }
@@ -339,7 +334,6 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     /// A commit the source saw, with what it changed. Called on the committing thread (the
     /// writer's, for SQLite) right after the commit: it only marks and schedules, so the commit
     /// never waits for a refetch.
-    @_specialize(exported:false,where Source == SQLiteLiveSource)
     package func didCommit(_ changes: DatabaseChanges) {
         let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
             state.commitCount &+= 1
@@ -376,13 +370,11 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
 
     // MARK: Rounds
 
-    @_specialize(exported:false,where Source == SQLiteLiveSource)
     private func scheduleRound() {
         refreshQueue.async { self.runRounds() }
     }
 
     /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
-    @_specialize(exported:false,where Source == SQLiteLiveSource)
     private func runRounds() {
         source.prepareRounds()
         while true {

@@ -25,9 +25,9 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     public private(set) var tables: [String: Columns] = [:]
 
     /// Table name (ASCII-lowercased) → the part of it read, for the tables whose changed rows can be
-    /// tested one by one (see ``Database/recordingReadRegion(scopingRows:_:)``). A table read
+    /// tested one by one (see `Database.recordingReadRegion(scopingRows:_:)` (SQLite)). A table read
     /// and missing here is read whole.
-    public internal(set) var rowScopes: [String: RowScope] = [:]
+    public package(set) var rowScopes: [String: RowScope] = [:]
 
     /// True for ``everything``: every table, whether named here or not.
     public private(set) var isEverything = false

@@ -158,8 +158,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// try await $items.load(.fetch(Items(filterDate: date), database: db))
     /// ```
     ///
-    /// Throws the fetch's error (also kept in ``loadError``), or
-    /// ``SharingSQLiteError/noDatabase`` when the key names no database and no default is set.
+    /// Throws the fetch's error (also kept in ``loadError``), or the source's error when the key
+    /// names no database it can read (on SQLite, `SharingSQLiteError.noDatabase` when no default
+    /// database is set).
     public func load(_ key: SharedReaderKey<Value>) async throws {
         let attached = try attach(key)
         guard attached.isStale else { return }
@@ -171,7 +172,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
         let current = state.withLock { state in
             state.key.map { key in (key, state.lease, state.store, state.generation) }
         }
-        guard let (key, lease, store, generation) = current else { throw SharingSQLiteError.noKey }
+        guard let (key, lease, store, generation) = current else { throw LiveQueryError.noKey }
         guard let lease, let store = store as? QueryStore<QueryState<Value?, Value>> else {
             // The last attempt found no database; one may have been set since.
             return try await load(key)
@@ -266,11 +267,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// How many times the value changed; for tests.
     var valueChangeCount: Int { state.withLock { $0.valueChangeCount } }
 
-    /// The center and key the reader is attached to; for tests.
-    var attachment: (center: ObservationCenter, key: SharedReaderKey<Value>)? {
-        state.withLock { state in
-            (state.lease as? ObservationCenter.Lease).flatMap { lease in state.key.map { (lease.engine, $0) } }
-        }
+    /// The lease and key the reader is attached to; for tests.
+    package var attachedLease: (lease: any LiveLease, key: SharedReaderKey<Value>)? {
+        state.withLock { state in state.lease.flatMap { lease in state.key.map { (lease, $0) } } }
     }
 
     private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {

@@ -15,7 +15,7 @@ public struct SharedReaderKey<Value: Sendable>: Hashable, Sendable, CustomString
     /// Identifies the query, whatever the database: its kind, SQL, arguments and row type, or
     /// the `FetchKeyRequest` itself.
     let id: QueryPath
-    /// The database named by the key, compared by identity; `nil` reads from ``DefaultDatabase``.
+    /// The database named by the key, compared by identity; `nil` reads from the source's default database (SQLite's `DefaultDatabase`).
     let database: (any AnyObject & Sendable)?
     /// Finds the query's store in the live-query engine of its database, and holds it there.
     let attach: @Sendable () throws -> LiveAttachment<Value>
