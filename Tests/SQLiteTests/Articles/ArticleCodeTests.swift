@@ -93,7 +93,10 @@ import Testing
     @Test func everyCatalogHasArticles() {
         let modules = Set(Self.articles.map(\.module))
         #expect(
-            modules == ["PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite", "SharingSQLite"])
+            modules == [
+                "LiveHTTP", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite",
+                "SharingSQLite",
+            ])
     }
 
     @Test(arguments: articles)
@@ -207,7 +210,10 @@ import Testing
 
     @Test func readmeCodeIsTested() throws {
         let blocks = try Self.readmeBlocks()
-        #expect(Set(blocks.map(\.module)) == ["SQLite", "SharingSQLite", "QueryCache", "Queryable", "PostgreSQL"])
+        #expect(
+            Set(blocks.map(\.module)) == [
+                "SQLite", "SharingSQLite", "QueryCache", "Queryable", "PostgreSQL", "LiveHTTP",
+            ])
         for block in blocks {
             let file = Self.root.appendingPathComponent("Tests/\(block.module)Tests/Articles/READMETests.swift")
             let source = try String(contentsOf: file, encoding: .utf8)
