@@ -12,14 +12,16 @@ let package = Package(
         .library(name: "LiveQuery", targets: ["LiveQuery"]),
         .library(name: "SharingSQLite", targets: ["SharingSQLite"]),
         .library(name: "PostgreSQL", targets: ["PostgreSQL"]),
+        .library(name: "LiveHTTP", targets: ["LiveHTTP"]),
         .executable(name: "sqlq", targets: ["sqlq"]),
     ],
-    // An app that uses only the SQLite products turns the PostgreSQL trait off
+    // An app that uses only the SQLite products turns the traits off
     // (`.package(url: …, from: …, traits: [])`), and SwiftPM then neither resolves nor builds
-    // postgres-nio, SwiftNIO and swift-crypto.
+    // postgres-nio, Hummingbird, SwiftNIO and swift-crypto.
     traits: [
         .trait(name: "PostgreSQL", description: "The PostgreSQL product, on postgres-nio."),
-        .default(enabledTraits: ["PostgreSQL"]),
+        .trait(name: "HTTP", description: "The LiveHTTP product: live values as server-sent events, on Hummingbird."),
+        .default(enabledTraits: ["PostgreSQL", "HTTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,6 +29,14 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The PostgreSQL wire protocol, for the PostgreSQL module only: no SQLite product links it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // The HTTP server of the LiveHTTP module, behind the `HTTP` trait: no other product links it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        // Hummingbird's own: HTTP's field names, and graceful shutdown, which ends the event streams.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // LiveHTTP's tests: a client that streams responses, and the test server's logger.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -84,6 +94,29 @@ let package = Package(
         // An instance of a service reading live values from PostgreSQL, for the tests that run two.
         .executableTarget(
             name: "PostgreSQLInstance", dependencies: ["PostgreSQL", "SharingSQLite"], path: "Tests/PostgreSQLInstance"),
+        // Live values served to browsers as server-sent events, on Hummingbird: any source's keys.
+        .target(
+            name: "LiveHTTP",
+            dependencies: [
+                "LiveQuery", "Locking",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HTTP"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTP"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["HTTP"])),
+            ]
+        ),
+        .testTarget(
+            name: "LiveHTTPTests",
+            dependencies: [
+                "LiveHTTP", "SharingSQLite", "LiveValueTesting", "Locking",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HTTP"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["HTTP"])),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTP"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["HTTP"])),
+            ]
+        ),
         // The command-line tool: dynamic filtered queries on any SQLite file, live with `watch`.
         .executableTarget(
             name: "sqlq",

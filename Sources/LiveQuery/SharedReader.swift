@@ -97,6 +97,26 @@ public final class SharedReader<Value: Sendable>: Sendable {
         state = Lock(State(value: value))
     }
 
+    /// A reader that holds `key`'s value from the start: it waits for the value (cached, or
+    /// fetched), so that no placeholder is needed, whatever the type.
+    ///
+    /// ```swift
+    /// let summary = try await SharedReader(loading: .fetch(Summary(), database: db))
+    /// ```
+    ///
+    /// Throws the fetch's error, or the source's error when the key names no database it can
+    /// read (on SQLite, `SharingSQLiteError.noDatabase` when no default database is set).
+    public convenience init(loading key: SharedReaderKey<Value>) async throws {
+        let attachment = try key.attach()
+        try await attachment.lease.refresh(fresh: false).get()
+        guard let value = attachment.store.state.currentValue else {
+            throw attachment.store.state.error ?? LiveQueryError.noKey
+        }
+        self.init(wrappedValue: value, key)
+        // Held until the reader holds a lease of its own, so the engine keeps the query between.
+        withExtendedLifetime(attachment) {}
+    }
+
     deinit {
         let (streams, subscription) = state.withLock { ($0.streams.values, $0.subscription) }
         subscription?.cancel()

@@ -46,6 +46,27 @@ import Testing
         #expect(reader.loadError as? LiveQueryError == .noRow(sql: "SELECT title FROM items WHERE id = 99"))
     }
 
+    @Test func loadingInitializerStartsWithTheValueAndFollowsCommits() async throws {
+        let db = try makeItemsDatabase()
+        let count = try await SharedReader(
+            loading: .fetchOne("SELECT count(*) FROM items", database: db) as SharedReaderKey<Int>)
+        #expect(count.wrappedValue == 2)
+        #expect(!count.isLoading)
+        try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
+        try await value(of: count) { $0 == 3 }
+        #expect(fetchCount(count) == 2)
+    }
+
+    @Test func loadingInitializerThrowsTheFetchError() async throws {
+        let db = try makeItemsDatabase()
+        await #expect(throws: LiveQueryError.noRow(sql: "SELECT title FROM items WHERE id = 99")) {
+            try await SharedReader<String>(loading: .fetchOne("SELECT title FROM items WHERE id = 99", database: db))
+        }
+        await #expect(throws: SQLiteError.self) {
+            try await SharedReader<[Item]>(loading: .fetchAll("SELECT nothing FROM nowhere", database: db))
+        }
+    }
+
     @Test func writeToUnrelatedTableDoesNotRefetch() async throws {
         let db = try makeItemsDatabase()
         let reader = SharedReader<[Item]>(value: [])

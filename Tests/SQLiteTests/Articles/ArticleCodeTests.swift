@@ -94,7 +94,7 @@ import Testing
         let modules = Set(Self.articles.map(\.module))
         #expect(
             modules == [
-                "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite",
+                "LiveHTTP", "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite",
                 "SharingSQLite",
             ])
     }
@@ -210,7 +210,10 @@ import Testing
 
     @Test func readmeCodeIsTested() throws {
         let blocks = try Self.readmeBlocks()
-        #expect(Set(blocks.map(\.module)) == ["SQLite", "SharingSQLite", "QueryCache", "Queryable", "PostgreSQL"])
+        #expect(
+            Set(blocks.map(\.module)) == [
+                "SQLite", "SharingSQLite", "QueryCache", "Queryable", "PostgreSQL", "LiveHTTP",
+            ])
         for block in blocks {
             let file = Self.root.appendingPathComponent("Tests/\(block.module)Tests/Articles/READMETests.swift")
             let source = try String(contentsOf: file, encoding: .utf8)
