@@ -30,6 +30,9 @@ final class LiveChannel<Value: Encodable & Sendable>: AnyLiveChannel {
 
     private struct State {
         var clients: [Int: Mailbox] = [:]
+        /// The digests that clients which came before the first value said they have (in their
+        /// `Last-Event-ID`): the first value skips a client that has it already.
+        var knownDigests: [Int: Substring] = [:]
         var current: Current?
         /// The error event, while the reader holds an error.
         var failure: ByteBuffer?
@@ -74,10 +77,11 @@ final class LiveChannel<Value: Encodable & Sendable>: AnyLiveChannel {
                 return
             }
             state.clients[id] = mailbox
-            if let current = state.current,
-                lastEventID.flatMap(EventVersions.digest(inID:)) != Substring(current.digest)
-            {
-                mailbox.post(value: current.event)
+            let known = lastEventID.flatMap(EventVersions.digest(inID:))
+            if let current = state.current {
+                if known != Substring(current.digest) { mailbox.post(value: current.event) }
+            } else if let known {
+                state.knownDigests[id] = known
             }
             if let failure = state.failure { mailbox.post(error: failure) }
         }
@@ -86,6 +90,7 @@ final class LiveChannel<Value: Encodable & Sendable>: AnyLiveChannel {
     func remove(client id: Int) -> Bool {
         state.withLock { state in
             state.clients[id] = nil
+            state.knownDigests[id] = nil
             return state.clients.isEmpty
         }
     }
@@ -162,10 +167,13 @@ final class LiveChannel<Value: Encodable & Sendable>: AnyLiveChannel {
         if let json, json != published.json || (error == nil && published.errorMessage != nil) {
             let (id, digest) = versions.next(for: json)
             let event = ServerSentEvent.encode(id: id, data: json)
-            broadcast { state in
+            state.withLock { state in
                 state.current = Current(digest: digest, event: event)
                 state.failure = nil
-                return { $0.post(value: event) }
+                for (id, mailbox) in state.clients where state.knownDigests[id] != Substring(digest) {
+                    mailbox.post(value: event)
+                }
+                state.knownDigests = [:]
             }
             published.json = json
             published.errorMessage = nil

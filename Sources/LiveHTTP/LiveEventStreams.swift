@@ -46,8 +46,12 @@ public final class LiveEventStreams: Sendable {
         public var heartbeatInterval: Duration?
         /// How many clients may stream at once; beyond, requests get 503 Service Unavailable.
         public var maximumClients: Int
-        /// Encodes the values into each event's `data:`.
-        public var encoder: JSONEncoder
+        /// Encodes the values into each event's `data:`. Its output formatting always includes
+        /// `.sortedKeys`: events are told apart by their JSON, so equal values must encode alike,
+        /// and without it a keyed container's order can differ from one encoding to the next.
+        public var encoder: JSONEncoder {
+            didSet { encoder.outputFormatting.insert(.sortedKeys) }
+        }
         /// What clients see of a load error, in the `error` event's `message`: by default the
         /// error's description. Return something shorter to keep SQL and paths from clients.
         public var errorMessage: @Sendable (any Error) -> String
@@ -55,7 +59,7 @@ public final class LiveEventStreams: Sendable {
         /// - Parameters:
         ///   - heartbeatInterval: the time between keep-alive comments; `nil` sends none.
         ///   - maximumClients: the cap on concurrent streams.
-        ///   - encoder: the JSON encoder of the values.
+        ///   - encoder: the JSON encoder of the values; `.sortedKeys` is added to its formatting.
         ///   - errorMessage: the message of a load error's `error` event.
         public init(
             heartbeatInterval: Duration? = .seconds(15),
@@ -65,6 +69,7 @@ public final class LiveEventStreams: Sendable {
         ) {
             self.heartbeatInterval = heartbeatInterval
             self.maximumClients = maximumClients
+            encoder.outputFormatting.insert(.sortedKeys)
             self.encoder = encoder
             self.errorMessage = errorMessage
         }
