@@ -123,16 +123,21 @@ import Testing
     @Test func sameResultDoesNotNotify() async throws {
         let db = try makeItemsDatabase()
         let reader = SharedReader<[String]>(value: [])
-        try await reader.load(.fetchAll("SELECT title FROM items WHERE id < 100 ORDER BY id", database: db))
+        let key = SharedReaderKey<[String]>.fetchAll(
+            "SELECT title FROM items WHERE id < 100 ORDER BY id", database: db)
+        try await reader.load(key)
         // A row the filter of raw SQL does not let through, but which it cannot tell apart: a
         // refetch, with the same result.
         try await db.write { db in try db.execute("INSERT INTO items(id, title) VALUES (1000, 'x')") }
-        // Awaited, so that the next commit's refetch is a round of its own, not coalesced with it.
+        // Awaited to its end, so that the next commit's refetch is a round of its own, neither
+        // coalesced with it nor read by it: the count grows when a round starts, and loading the
+        // same key again joins a round in flight.
         let deadline = ContinuousClock.now + hangLimit
         while fetchCount(reader) < 2 {
             guard ContinuousClock.now < deadline else { throw TimedOut(description: "the refetch never ran") }
             await Task.yield()
         }
+        try await reader.load(key)
         try await db.write { db in try db.execute("INSERT INTO items(id, title) VALUES (3, 'c')") }
         try await value(of: reader) { $0 == ["a", "b", "c"] }
         #expect(fetchCount(reader) == 3)
