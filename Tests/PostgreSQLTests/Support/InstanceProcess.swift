@@ -1,5 +1,6 @@
 import Foundation
 import LiveValueTesting
+import Locking
 
 /// A second instance of a service, in a process of its own: the `PostgreSQLInstance` executable
 /// built beside the tests, holding a live value on the test's database.
@@ -9,6 +10,10 @@ final class InstanceProcess {
     private let output = Pipe()
     /// Its output's lines, read on a thread of their own.
     private let lines: AsyncStream<String>
+    /// Every line it printed, for the message of a wait that fails.
+    private let printed = Lock<[String]>([])
+    /// Lines read while waiting for another, that no wait has matched yet.
+    private var backlog: [String] = []
 
     init(database: String) throws {
         let configuration = try TestServer.configuration(database: database)
@@ -26,13 +31,16 @@ final class InstanceProcess {
         process.standardInput = input
         process.standardOutput = output
         let handle = output.fileHandleForReading
+        let printed = printed
         lines = AsyncStream<String> { continuation in
             Thread.detachNewThread {
                 var buffer = Data()
                 while case let chunk = handle.availableData, !chunk.isEmpty {
                     buffer.append(chunk)
                     while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                        printed.withLock { $0.append(line) }
+                        continuation.yield(line)
                         buffer = Data(buffer[(newline + 1)...])
                     }
                 }
@@ -47,27 +55,35 @@ final class InstanceProcess {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
-    /// Reads its output until a line equal to `expected`; fails after `hangLimit`.
+    /// Waits for a line equal to `expected`, in any order with the lines other waits look for:
+    /// the instance's reader may print a value before its writer prints that the write committed.
+    /// Fails after `hangLimit`.
     func waitFor(_ expected: String) async throws {
+        if let index = backlog.firstIndex(of: expected) {
+            backlog.remove(at: index)
+            return
+        }
         let lines = lines
-        let seen = try await withThrowingTaskGroup(of: [String]?.self) { group in
+        let (found, seen) = try await withThrowingTaskGroup(of: (Bool, [String]).self) { group in
             group.addTask {
                 var seen: [String] = []
                 for await line in lines {
-                    if line == expected { return nil }
+                    if line == expected { return (true, seen) }
                     seen.append(line)
                 }
-                return seen
+                return (false, seen)
             }
             group.addTask {
                 try await Task.sleep(for: hangLimit)
-                return []
+                return (false, [])
             }
             defer { group.cancelAll() }
-            return try await group.next() ?? nil
+            return try await group.next() ?? (false, [])
         }
-        if let seen {
-            throw TimedOut(description: "the instance never printed \"\(expected)\"; it printed \(seen)")
+        backlog += seen
+        if !found {
+            throw TimedOut(
+                description: "the instance never printed \"\(expected)\"; it printed \(printed.withLock { $0 })")
         }
     }
 
