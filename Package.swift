@@ -76,6 +76,9 @@ let package = Package(
             name: "GettingStartedExample", dependencies: ["SharingSQLite"], path: "Tests/Examples/GettingStarted"),
         // Waiting for live values in tests, whatever their source.
         .target(name: "LiveValueTesting", dependencies: ["LiveQuery", "Locking"], path: "Tests/LiveValueTesting"),
+        // The engine's own rules, on a source that is no database and on SQLite's.
+        .testTarget(
+            name: "LiveQueryTests", dependencies: ["LiveQuery", "SharingSQLite", "LiveValueTesting", "Locking"]),
         // The same rows, values, constraint violations, migrations and live values on a PostgreSQL
         // server.
         .target(

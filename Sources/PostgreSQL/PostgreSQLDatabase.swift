@@ -1,4 +1,3 @@
-import Locking
 import PostgresNIO
 import SQLite
 
@@ -27,8 +26,6 @@ public final class PostgreSQLDatabase: Sendable {
     /// Where this database connects, and as whom.
     public let configuration: Configuration
     let session: Session
-    /// The engine of the live values read from this database, while any is read.
-    let engineSlot = Lock(WeakEngine())
 
     /// Connects to the server. Throws ``PostgreSQLError`` of kind
     /// ``PostgreSQLError/Kind/connectionFailed`` when nothing answers at the address or the

@@ -97,7 +97,7 @@ extension SharedReaderKey {
             guard let writer = database ?? DefaultDatabase.current else { throw SharingSQLiteError.noDatabase }
             // The query is made only for a new store: a reader switching back to a cached query
             // allocates nothing for it.
-            let (store, lease) = ObservationCenter.center(for: writer).attach(
+            let (store, lease) = SQLiteLiveEngine.of(writer).attach(
                 id, query: LiveFetchQuery(path: id) { try await writer.read { db in try fetch(db).0 } }, fetch: fetch)
             return LiveAttachment(store: store, lease: lease)
         }

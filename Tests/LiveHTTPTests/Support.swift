@@ -370,13 +370,6 @@ struct ListItem: Codable, Equatable, Sendable, FetchableRow {
     var list: Int64
 }
 
-func temporaryDatabasePath() -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "LiveHTTPTests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory.appendingPathComponent("test.sqlite").path
-}
-
 /// A database file with lists 1 and 2 of items.
 func makeItemsDatabase() async throws -> (DatabasePool, String) {
     let path = temporaryDatabasePath()

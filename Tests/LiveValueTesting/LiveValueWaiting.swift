@@ -117,3 +117,33 @@ extension Process {
         throw TimedOut(description: "\(arguments ?? []) was still running after \(hangLimit), and was killed")
     }
 }
+
+/// The value of `task`, which is cancelled, and the wait a failure, if it takes longer than
+/// `hangLimit`.
+public func value<T: Sendable>(of task: Task<T, Never>, waitingFor what: String) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await task.value }
+        group.addTask {
+            try await Task.sleep(for: hangLimit)
+            task.cancel()
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else {
+            throw TimedOut(description: "waited \(hangLimit) for \(what), in vain")
+        }
+        return value
+    }
+}
+
+/// A new database file's path, in a folder of its own under the temporary directory.
+public func temporaryDatabasePath() -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("LiveValueTests-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent("test.sqlite").path
+}
+
+/// How many refetch rounds fetched the query that `reader` shows; 0 before it is attached.
+public func fetchCount<V>(_ reader: SharedReader<V>) -> Int {
+    reader.attachedLease?.lease.fetchCount ?? 0
+}

@@ -99,14 +99,14 @@ struct Items: FetchKeyRequest {
         let b = SharedReaderKey<[Item]>.fetchAll("SELECT id, note FROM other", database: db)
         try await reader.load(a)
         try await reader.load(b)
-        let center = try #require(reader.attachment?.center)
+        let engine = try #require(SQLiteLiveEngine.existing(of: db))
         for index in 0..<5 {
             try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
         }
-        #expect(center.fetchCount(for: a.id) == 1)
+        #expect(engine.fetchCount(for: a.id) == 1)
         try await reader.load(a)
         #expect(reader.wrappedValue.count == 7)
-        #expect(center.fetchCount(for: a.id) == 2)
+        #expect(engine.fetchCount(for: a.id) == 2)
     }
 }
 

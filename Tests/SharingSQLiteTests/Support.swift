@@ -26,24 +26,6 @@ struct CodableItem: FetchableRow, Decodable, Equatable, Sendable {
     var title: String
 }
 
-/// The value of `task`, which is cancelled, and the wait a failure, if it takes longer than
-/// `hangLimit`.
-func value<T: Sendable>(of task: Task<T, Never>, waitingFor what: String) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { await task.value }
-        group.addTask {
-            try await Task.sleep(for: hangLimit)
-            task.cancel()
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let value = try await group.next() ?? nil else {
-            throw TimedOut(description: "waited \(hangLimit) for \(what), in vain")
-        }
-        return value
-    }
-}
-
 func makeItemsDatabase() throws -> DatabaseQueue {
     let db = try DatabaseQueue()
     try db.write { db in
@@ -52,16 +34,4 @@ func makeItemsDatabase() throws -> DatabaseQueue {
         try db.execute("INSERT INTO items(title) VALUES ('a'), ('b')")
     }
     return db
-}
-
-func temporaryDatabasePath() -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "SharingSQLiteTests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory.appendingPathComponent("test.sqlite").path
-}
-
-func fetchCount<V>(_ reader: SharedReader<V>) -> Int {
-    guard let (center, key) = reader.attachment else { return 0 }
-    return center.fetchCount(for: key.id)
 }

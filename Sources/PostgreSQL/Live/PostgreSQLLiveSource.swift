@@ -133,15 +133,13 @@ struct WeakEngine {
 }
 
 extension PostgreSQLDatabase {
-    /// The engine of this database's live values, created on first use; it goes with its last
+    /// The engine of this database's live values, made on first use; it goes with its last
     /// reader.
     var liveEngine: PostgreSQLLiveEngine {
-        engineSlot.withLock { slot in
-            if let engine = slot.engine { return engine }
-            let source = PostgreSQLLiveSource(configuration: configuration)
+        PostgreSQLLiveEngine.of(self) { database in
+            let source = PostgreSQLLiveSource(configuration: database.configuration)
             let engine = PostgreSQLLiveEngine(source: source)
             source.engine.withLock { $0.engine = engine }
-            slot.engine = engine
             return engine
         }
     }

@@ -4,8 +4,8 @@ import QueryCache
 import Synchronization
 
 /// The engine that keeps the live values of a SQLite database current: one per writer, found
-/// with `center(for:)`.
-typealias ObservationCenter = LiveQueryEngine<SQLiteLiveSource>
+/// with `of(_:)`.
+typealias SQLiteLiveEngine = LiveQueryEngine<SQLiteLiveSource>
 
 /// How a ``LiveQueryEngine`` reads a SQLite database and learns of its changes.
 ///
@@ -21,7 +21,7 @@ final class SQLiteLiveSource: LiveQuerySource {
     /// Forwards the writer's commits to the engine, once installed on the writer connection.
     private let relay: CommitRelay
     /// The engine reading from this source, told of the changes the commit hook cannot see.
-    fileprivate let center = Lock(WeakCenter())
+    fileprivate let engine = Lock(WeakEngine())
     /// False for a database in memory: no other connection can change it.
     private let watchesFile: Bool
     /// The writer's `data_version` and `schema_version` when last read; `data_version` only
@@ -117,7 +117,7 @@ final class SQLiteLiveSource: LiveQuerySource {
         guard let previous, previous.data != current.data else { return }
         // Before the engine hears of the change, so that the rounds it starts read the new schema.
         if previous.schema != current.schema { schemaGeneration.add(1, ordering: .releasing) }
-        center.withLock { $0.center }?.didChangeElsewhere()
+        engine.withLock { $0.engine }?.didChangeElsewhere()
     }
 
     /// Makes `db` forget the schema it knew, once per change of the schema by another process.
@@ -141,75 +141,46 @@ final class SQLiteLiveSource: LiveQuerySource {
     /// The file was deleted or replaced: from now on every fetch fails, saying so.
     private func fileDidMove(_ move: FileChangeMonitor.Move) {
         let path = writer.path
-        center.withLock { $0.center }?.didChangeElsewhere(
+        engine.withLock { $0.engine }?.didChangeElsewhere(
             failure: move == .deleted
                 ? SharingSQLiteError.databaseFileDeleted(path: path) : .databaseFileReplaced(path: path))
     }
 }
 
 extension LiveQueryEngine where Source == SQLiteLiveSource {
-    // MARK: Finding the engine of a database
-
-    /// The engine of `writer`, created on first use.
+    /// The engine of `writer`, made on first use.
     ///
     /// It never waits for the writer, so it may be called from anywhere, even from inside one of
     /// the writer's `read` or `write` closures: the commit hook is installed by the engine's first
     /// round, on the engine's own queue, before that round reads.
-    static func center(for writer: any DatabaseWriter) -> ObservationCenter {
-        let id = ObjectIdentifier(writer)
-        return registrations.withLock { registry -> ObservationCenter in
-            if let registration = registry[id], registration.writer === writer {
-                if let center = registration.center { return center }
-                let center = makeCenter(writer: writer, relay: registration.relay)
-                registry[id]?.center = center
-                return center
-            }
-            // Forget writers that are gone, whose identifiers may be reused.
-            registry = registry.filter { $0.value.writer != nil }
-            let relay = CommitRelay()
-            let center = makeCenter(writer: writer, relay: relay)
-            registry[id] = Registration(writer: writer, center: center, relay: relay)
-            return center
+    static func of(_ writer: any DatabaseWriter) -> SQLiteLiveEngine {
+        of(writer as AnyObject & Sendable) { _ in
+            let relay = CommitRelay.of(writer)
+            let source = SQLiteLiveSource(writer: writer, relay: relay)
+            let engine = SQLiteLiveEngine(source: source)
+            source.engine.withLock { $0.engine = engine }
+            relay.engine.withLock { $0.engine = engine }
+            return engine
         }
-    }
-
-    private static func makeCenter(writer: any DatabaseWriter, relay: CommitRelay) -> ObservationCenter {
-        let source = SQLiteLiveSource(writer: writer, relay: relay)
-        let center = ObservationCenter(source: source)
-        source.center.withLock { $0.center = center }
-        relay.center.withLock { $0.center = center }
-        return center
     }
 
     /// The engine of `writer` if it has one now.
-    static func existingCenter(for writer: any DatabaseWriter) -> ObservationCenter? {
-        registrations.withLock { registry in
-            registry[ObjectIdentifier(writer)].flatMap { $0.writer === writer ? $0.center : nil }
-        }
+    static func existing(of writer: any DatabaseWriter) -> SQLiteLiveEngine? {
+        existing(of: writer as AnyObject & Sendable)
     }
-
 }
-
-/// One per live writer. The hook on the writer is installed once and outlives engines: an engine
-/// goes with its last reader, and a later one takes over the same relay.
-private struct Registration {
-    weak var writer: (any DatabaseWriter)?
-    weak var center: ObservationCenter?
-    let relay: CommitRelay
-}
-
-private let registrations = Lock<[ObjectIdentifier: Registration]>([:])
 
 /// A weak reference to an engine, which its source and relay must not keep alive: the engine owns
 /// its source, and goes with its last reader while the relay stays on the writer.
-private struct WeakCenter {
-    weak var center: ObservationCenter?
+private struct WeakEngine {
+    weak var engine: SQLiteLiveEngine?
 }
 
 /// Forwards the writer's commits to its current engine. The writer keeps the relay for its whole
-/// life, while engines come and go with their readers.
+/// life, while engines come and go with their readers: the hook on the writer is installed once,
+/// and a later engine takes over the same relay.
 private final class CommitRelay: Sendable {
-    let center = Lock(WeakCenter())
+    let engine = Lock(WeakEngine())
     /// The tables the queries of the current engine read. An engine gone leaves its tables
     /// selected, which costs a delivery to no one, until the next one selects its own.
     let tables = ObservedTables()
@@ -219,7 +190,7 @@ private final class CommitRelay: Sendable {
     private enum Installation { case none, installing, installed }
 
     /// Installs the commit hook on the writer connection, once. Called on an engine's queue (one
-    /// engine per relay at a time), which may wait for the writer: the caller of `center(for:)`
+    /// engine per relay at a time), which may wait for the writer: the caller of `of(_:)`
     /// never does.
     func installIfNeeded(on writer: any DatabaseWriter) {
         let claimed = installation.withLock { state -> Bool in
@@ -236,6 +207,28 @@ private final class CommitRelay: Sendable {
     }
 
     func deliver(_ changes: DatabaseChanges) {
-        center.withLock { $0.center }?.didCommit(changes)
+        engine.withLock { $0.engine }?.didCommit(changes)
     }
+
+    /// The relay of `writer`, made on first use.
+    static func of(_ writer: any DatabaseWriter) -> CommitRelay {
+        relays.withLock { relays in
+            let id = ObjectIdentifier(writer)
+            if let relay = relays[id], relay.writer === writer { return relay.relay }
+            // Forget writers that are gone, whose identifiers may be reused.
+            relays = relays.filter { $0.value.writer != nil }
+            let relay = CommitRelay()
+            relays[id] = RelayEntry(writer: writer, relay: relay)
+            return relay
+        }
+    }
+}
+
+/// Each live writer's relay, kept as long as the writer (its hook holds the relay anyway).
+private let relays = Lock<[ObjectIdentifier: RelayEntry]>([:])
+
+private struct RelayEntry {
+    /// Compared with the writer looked up: an identifier may be reused once its object is gone.
+    weak var writer: (any DatabaseWriter)?
+    let relay: CommitRelay
 }

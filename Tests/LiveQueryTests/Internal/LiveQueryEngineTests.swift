@@ -1,4 +1,5 @@
 import Foundation
+import LiveValueTesting
 import Locking
 import QueryCache
 import Testing
@@ -15,8 +16,19 @@ final class ManualClock: Sendable {
 
 // Serialized: one test changes the cache limits of every live database.
 @Suite(.serialized) struct LiveQueryEngineTests {
+    /// Two items, and a table no query of these tests reads.
+    private static func makeItemsDatabase() throws -> DatabaseQueue {
+        let db = try DatabaseQueue()
+        try db.write { db in
+            try db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT NOT NULL)")
+            try db.execute("CREATE TABLE other(id INTEGER PRIMARY KEY, note TEXT)")
+            try db.execute("INSERT INTO items(title) VALUES ('a'), ('b')")
+        }
+        return db
+    }
+
     @Test func commitsToTablesNobodyReadsFetchNothing() async throws {
-        let db = try makeItemsDatabase()
+        let db = try Self.makeItemsDatabase()
         let readers = (0..<20).map { _ in SharedReader<Int>(value: -1) }
         for (index, reader) in readers.enumerated() {
             try await reader.load(
@@ -55,7 +67,7 @@ final class ManualClock: Sendable {
     }
 
     @Test func aFailingQueryDoesNotHoldBackTheOthersOfItsRound() async throws {
-        let db = try makeItemsDatabase()
+        let db = try Self.makeItemsDatabase()
         let good = SharedReader<Int>(value: -1)
         let bad = SharedReader<Int>(value: -1)
         try await good.load(.fetchOne("SELECT count(*) FROM items", database: db))
@@ -72,52 +84,52 @@ final class ManualClock: Sendable {
     }
 
     @Test func readerCreatedWithAKeyStopsLoadingOnceFetched() async throws {
-        let db = try makeItemsDatabase()
+        let db = try Self.makeItemsDatabase()
         @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
         try await eventually($count) { $0.wrappedValue == 2 && !$0.isLoading }
     }
 
     @Test func theEngineEvictsWhatNobodyReads() async throws {
-        let db = try makeItemsDatabase()
-        let center = ObservationCenter.center(for: db)
+        let db = try Self.makeItemsDatabase()
+        let engine = SQLiteLiveEngine.of(db)
         let clock = ManualClock()
-        center.queryClock = .custom { clock.now }
-        center.evictionPolicy = QueryEvictionPolicy(idleTimeout: 10, maxStoreCount: 3)
+        engine.queryClock = .custom { clock.now }
+        engine.evictionPolicy = QueryEvictionPolicy(idleTimeout: 10, maxStoreCount: 3)
         let reader = SharedReader<Int>(value: -1)
         func key(_ minimum: Int) -> SharedReaderKey<Int> {
             .fetchOne("SELECT count(*) FROM items WHERE id >= ?", arguments: [.integer(Int64(minimum))], database: db)
         }
         for minimum in 0..<10 {
             try await reader.load(key(minimum))
-            #expect(center.recordCount <= 3)
+            #expect(engine.recordCount <= 3)
         }
-        #expect(center.indexedQueryCount == center.recordCount)
+        #expect(engine.indexedQueryCount == engine.recordCount)
 
         clock.advance(by: 10)
-        center.evictExpired()
-        #expect(center.recordCount == 1, "only the query the reader shows stays")
-        #expect(center.indexedQueryCount == 1)
+        engine.evictExpired()
+        #expect(engine.recordCount == 1, "only the query the reader shows stays")
+        #expect(engine.indexedQueryCount == 1)
 
         // An evicted query loads again from the database, and is observed again.
         try await reader.load(key(2))
         #expect(reader.wrappedValue == 1)
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0 == 2 }
-        #expect(center.fetchCount(for: key(5).id) == 0, "an evicted query is not refetched")
-        withExtendedLifetime(center) {}
+        #expect(engine.fetchCount(for: key(5).id) == 0, "an evicted query is not refetched")
+        withExtendedLifetime(engine) {}
     }
 
     @Test func cacheLimitsReachLiveDatabases() throws {
-        let db = try makeItemsDatabase()
+        let db = try Self.makeItemsDatabase()
         @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
-        let center = try #require($count.attachment?.center)
+        let engine = try #require(SQLiteLiveEngine.existing(of: db))
         #expect(SharedReaderCache.storeCount(for: db) == 1)
-        #expect(center.evictionPolicy.maxStoreCount == SharedReaderCache.maxStoreCount)
+        #expect(engine.evictionPolicy.maxStoreCount == SharedReaderCache.maxStoreCount)
         // A larger limit than the default, so that other tests running now are not affected.
         let previous = SharedReaderCache.maxStoreCount
         defer { SharedReaderCache.maxStoreCount = previous }
         SharedReaderCache.maxStoreCount = 5_000
-        #expect(center.evictionPolicy.maxStoreCount == 5_000)
+        #expect(engine.evictionPolicy.maxStoreCount == 5_000)
         #expect(SharedReaderCache.storeCount(for: try DatabaseQueue()) == 0)
     }
 }

@@ -1,9 +1,9 @@
+import LiveValueTesting
 import Locking
 import QueryCache
 import Testing
 
 @testable import LiveQuery
-@testable import SharingSQLite
 
 @Suite struct LiveQuerySourceTests {
     @Test func anEngineRunsOnASourceThatIsNoDatabase() async throws {
@@ -44,7 +44,7 @@ import Testing
 }
 
 /// A source that is no database: tables of counts, read whole. It records what the engine asks.
-private final class CountsSource: LiveQuerySource {
+final class CountsSource: LiveQuerySource {
     struct Snapshot {
         let counts: [String: Int]
     }
