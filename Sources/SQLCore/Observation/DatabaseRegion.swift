@@ -90,17 +90,6 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 
-    /// True when a commit that changed these tables may change what the region reads: it
-    /// changed a table read whole, or a row of a table's ``rowScopes`` that affects it.
-    public func isModified(by changes: DatabaseChanges) -> Bool {
-        if isEverything { return changes.changedTables.contains { _ in true } }
-        return changes.changedTables.contains { table in
-            guard tables[table] != nil else { return false }
-            guard let scope = rowScopes[table], let rows = changes.rowChanges(in: table) else { return true }
-            return rows.contains { scope.isAffected(old: $0.old, new: $0.new) }
-        }
-    }
-
     public var description: String {
         if isEverything { return "everything" }
         if tables.isEmpty { return "empty" }
