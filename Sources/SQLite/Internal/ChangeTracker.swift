@@ -31,17 +31,19 @@ final class ChangeTracker {
     private var savepoints: [(name: String, before: [(index: Int, rowids: [Int64])])] = []
     @exclusivity(unchecked) private var observers:
         [(id: Int, body: (DatabaseChanges) -> Void, tables: ObservedTables?)] = []
-    /// Per table of `pending.storage`: whether an observer selects it, as of an
-    /// `ObservedTables.version`.
+    /// Moves when what the observers select changes.
+    private let selectionVersion = SelectionVersion()
+    /// Per table of `pending.storage`: whether an observer selects it, as of a
+    /// `selectionVersion`.
     @exclusivity(unchecked) private var interest: [(version: UInt64, isObserved: Bool)] = []
-    /// Per table of `pending.storage`: which of its changed rows the observers want, as of an
-    /// `ObservedTables.version`.
+    /// Per table of `pending.storage`: which of its changed rows the observers want, as of a
+    /// `selectionVersion`.
     @exclusivity(unchecked) private var rowInterest: [(version: UInt64, interest: ObservedTables.RowInterest)] = []
     /// The connection, once the hooks are installed.
     private var connection: OpaquePointer?
     /// The pre-update hook is installed: some observer wants rows.
     @exclusivity(unchecked) private var recordsRows = false
-    /// The `ObservedTables.version` for which `recordsRows` was decided.
+    /// The `selectionVersion` for which `recordsRows` was decided.
     @exclusivity(unchecked) private var rowsVersion: UInt64 = 0
     /// True while every row change of the open transaction went through the pre-update hook.
     @exclusivity(unchecked) private var transactionRowsComplete = false
@@ -141,19 +143,20 @@ final class ChangeTracker {
     func addObserver(_ body: @escaping (DatabaseChanges) -> Void) -> Int {
         nextObserverID += 1
         observers.append((nextObserverID, body, nil))
-        ObservedTables.version.add(1, ordering: .releasing)
+        selectionVersion.move()
         return nextObserverID
     }
 
     func select(_ tables: ObservedTables, for id: Int) {
         guard let index = observers.firstIndex(where: { $0.id == id }) else { return }
         observers[index].tables = tables
-        ObservedTables.version.add(1, ordering: .releasing)
+        tables.attach(selectionVersion)
+        selectionVersion.move()
     }
 
     func removeObserver(_ id: Int) {
         observers.removeAll { $0.id == id }
-        ObservedTables.version.add(1, ordering: .releasing)
+        selectionVersion.move()
     }
 
     // MARK: Hooks
@@ -246,7 +249,7 @@ final class ChangeTracker {
     }
 
     private func rowInterest(_ index: Int) -> ObservedTables.RowInterest {
-        let version = ObservedTables.version.load(ordering: .acquiring)
+        let version = selectionVersion.load()
         if rowInterest[index].version != version {
             let name = pending.storage[index].name
             rowInterest[index] = (
@@ -259,7 +262,7 @@ final class ChangeTracker {
     /// Installs the pre-update hook while some observer wants rows, and removes it when none
     /// does, so that writes nobody scopes pay nothing for it.
     private func updateRowRecording() {
-        let version = ObservedTables.version.load(ordering: .acquiring)
+        let version = selectionVersion.load()
         guard version != rowsVersion, let connection else { return }
         rowsVersion = version
         let wanted = PreupdateHook.functions != nil && observers.contains { $0.tables?.wantsRows ?? false }
@@ -391,7 +394,7 @@ final class ChangeTracker {
     /// selection, and it is read only now, at commit, so that a selection updated while the
     /// transaction ran still applies to it.
     private func isObserved() -> Bool {
-        let version = ObservedTables.version.load(ordering: .acquiring)
+        let version = selectionVersion.load()
         for index in changedIndexes {
             if interest[index].version != version {
                 let name = pending.storage[index].name

@@ -29,10 +29,8 @@ public final class ObservedTables: Sendable {
     }
 
     private let selection: Lock<Selection>
-
-    /// Moves on every update of any selection, so that a connection can keep its answer per
-    /// table and check that it still holds with one atomic load.
-    static let version = Atomic<UInt64>(1)
+    /// The versions of the connections whose observers use this selection, moved by each update.
+    private let dependents = Lock<[WeakSelectionVersion]>([])
 
     /// Selects `tables` (in any ASCII case), or every table with `all`.
     public init(_ tables: some Sequence<String> = [String](), all: Bool = false) {
@@ -46,7 +44,7 @@ public final class ObservedTables: Sendable {
             $0.tables = tables
             $0.all = all
         }
-        Self.version.add(1, ordering: .releasing)
+        didUpdate()
     }
 
     /// Asks for the values of each changed row of `tables` (in any ASCII case), before and after, in
@@ -63,7 +61,26 @@ public final class ObservedTables: Sendable {
             $0.rowTables = tables
             $0.updatesOnly = updatesOnly
         }
-        Self.version.add(1, ordering: .releasing)
+        didUpdate()
+    }
+
+    /// Makes each update of this selection move `version`.
+    func attach(_ version: SelectionVersion) {
+        dependents.withLock { dependents in
+            if !dependents.contains(where: { $0.version === version }) {
+                dependents.append(WeakSelectionVersion(version: version))
+            }
+        }
+    }
+
+    /// After the selection changed, so that a connection that sees the new version reads the
+    /// new selection.
+    private func didUpdate() {
+        let versions = dependents.withLock { dependents in
+            dependents.removeAll { $0.version == nil }
+            return dependents.compactMap(\.version)
+        }
+        for version in versions { version.move() }
     }
 
     /// Which changed rows of `table` (ASCII-lowercased) are wanted.
@@ -83,6 +100,22 @@ public final class ObservedTables: Sendable {
     public func contains(_ table: String) -> Bool {
         selection.withLock { $0.all || $0.tables.contains(table) }
     }
+}
+
+/// A connection's count of changes to what its observers select: its observers added or
+/// removed, or their `ObservedTables` updated. The connection keeps its answer per table with
+/// the version it was computed at, and checks that it still holds with one atomic load. One per
+/// connection, so that updating one database's selection costs another database nothing.
+final class SelectionVersion: Sendable {
+    private let value = Atomic<UInt64>(1)
+
+    func move() { value.add(1, ordering: .releasing) }
+
+    func load() -> UInt64 { value.load(ordering: .acquiring) }
+}
+
+private struct WeakSelectionVersion {
+    weak var version: SelectionVersion?
 }
 
 extension Database {

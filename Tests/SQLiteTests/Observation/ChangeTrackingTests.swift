@@ -158,6 +158,25 @@ struct ChangeTrackingTests {
         #expect(log.commits.count == 3)
     }
 
+    @Test("one selection shared by two databases: each update reaches both")
+    func selectionSharedByTwoDatabases() throws {
+        let first = try Database()
+        let second = try Database()
+        let tables = ObservedTables(["a"])
+        let logs = [ChangeLog(), ChangeLog()]
+        for (db, log) in zip([first, second], logs) {
+            try db.executeScript("CREATE TABLE a(x); CREATE TABLE b(y);")
+            db.addChangeObserver(observing: tables) { log.commits.append($0) }
+            // Each connection's answer for `b` is computed and kept: not selected.
+            try db.execute("INSERT INTO b VALUES (1)")
+        }
+        tables.update(["b"])
+        for (db, log) in zip([first, second], logs) {
+            try db.execute("INSERT INTO b VALUES (2)")
+            #expect(log.commits == [DatabaseChanges(tables: ["b": [2]])])
+        }
+    }
+
     @Test("observers of different tables each hear their own commits")
     func observersOfDifferentTables() throws {
         let db = try Database()
