@@ -51,8 +51,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// may change the database refused, so that a write attempted from a read fails instead of
     /// slipping through.
     static func readOnly<T>(_ database: Database, _ body: (Database) throws -> T) throws -> T {
-        database.tracker.readsOnly = true
-        defer { database.tracker.readsOnly = false }
+        database.writeGuard.readsOnly = true
+        defer { database.writeGuard.readsOnly = false }
         return try database.transaction(.deferred, body)
     }
 }

@@ -73,6 +73,9 @@ public final class Database {
     private var useCounter: UInt64 = 0
     private var savepointDepth = 0
     let tracker = ChangeTracker()
+    let writeGuard = WriteGuard()
+    /// Kept by the connection, which the statement trace calls back while a recording runs.
+    let regionTrace = ReadRegionTrace()
     private var isTrackingChanges = false
 
     /// Opens (and by default creates) the database file at `path`. `":memory:"` opens a private
@@ -203,6 +206,7 @@ public final class Database {
                 let statement = Statement(
                     sql: statementText, handle: statementHandle, readRegion: recording.readRegion,
                     writtenTables: recording.writtenTables, control: recording.control, tracker: tracker,
+                    writeGuard: writeGuard,
                     changesSchema: recording.changesSchema)
                 while try statement.step() {}
                 guard let tail else { break }
@@ -280,6 +284,7 @@ public final class Database {
         return Statement(
             sql: sql, handle: statementHandle, readRegion: recording.readRegion,
             writtenTables: recording.writtenTables, control: recording.control, tracker: tracker,
+            writeGuard: writeGuard,
             changesSchema: recording.changesSchema)
     }
 

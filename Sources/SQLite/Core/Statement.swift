@@ -81,6 +81,7 @@ public final class Statement {
     /// transactions.
     @usableFromInline let concernsTracker: Bool
     @usableFromInline let tracker: ChangeTracker
+    @usableFromInline let writeGuard: WriteGuard
     /// True when the next step starts a run: only then can SQLite have prepared the statement
     /// again, so only then is it worth asking.
     @usableFromInline @exclusivity(unchecked) var startsRun = true
@@ -89,7 +90,7 @@ public final class Statement {
 
     init(
         sql: String, handle: OpaquePointer, readRegion: DatabaseRegion, writtenTables: Set<String>,
-        control: TransactionControl?, tracker: ChangeTracker, changesSchema: Bool = false
+        control: TransactionControl?, tracker: ChangeTracker, writeGuard: WriteGuard, changesSchema: Bool = false
     ) {
         self.changesSchema = changesSchema
         self.handle = handle
@@ -101,6 +102,7 @@ public final class Statement {
         self.writes = sqlite3_stmt_readonly(handle) == 0
         self.concernsTracker = !writtenTables.isEmpty || control != nil || writes
         self.tracker = tracker
+        self.writeGuard = writeGuard
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
         (columnCount, columnNames) = Self.columns(of: handle)
         generationPointer = .allocate(capacity: 1)
@@ -245,7 +247,10 @@ public final class Statement {
     @inlinable
     public func step() throws -> Bool {
         let tracking = tracker.isActive
-        if tracking && concernsTracker { try tracker.statementWillStep(self) }
+        if concernsTracker {
+            if writeGuard.isEngaged { try writeGuard.check(self) }
+            if tracking { tracker.statementWillStep(self) }
+        }
         let code = sqlite3_step(handle)
         generationPointer.pointee &+= 1
         if startsRun { runDidStart() }

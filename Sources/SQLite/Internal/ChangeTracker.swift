@@ -55,56 +55,18 @@ final class ChangeTracker {
     /// refetching its readers costs less than keeping and testing them all.
     private static let maxRecordedRows = 4_096
     private var nextObserverID = 0
-    /// The read-region recordings in progress on the connection, innermost last.
-    var statementRecordings: [StatementRecording] = []
-    /// The row layouts this connection found, as of the schema version they were read at: a
-    /// refetch that scopes its rows reads them again only after the schema changed. Keyed by the
-    /// table name's bytes: names that differ only in Unicode normalization are other tables.
-    var rowLayouts: [ExactString: (schemaVersion: Int64, layout: RowLayout?)] = [:]
-    /// The statement a query-builder request bound last while a recording was in progress, with
-    /// its table and filter: when that statement starts, the recording learns the filter.
-    var builderStatement: (handle: OpaquePointer, table: String, predicate: SQLExpression?)?
-
     /// The connection's authorizer. Statements keep the tracker, and so the authorizer, alive
     /// for as long as SQLite may prepare them again.
     let recorder = RegionRecorder()
 
-    /// True once the hooks are installed, or while a migration runs. Statements check it before
-    /// calling in, so a connection nobody observes pays one load per step and nothing more.
+    /// True once the hooks are installed. Statements check it before calling in, so a
+    /// connection nobody observes pays one load per step and nothing more.
     @usableFromInline @exclusivity(unchecked) var isActive = false
-    private var hooksInstalled = false
-
-    /// The migration running on the connection: it may not begin, commit or roll back a
-    /// transaction, since the migrator runs it in a transaction of its own.
-    var migration: (identifier: String, file: String?)? {
-        didSet {
-            updateIsActive()
-            refusal = nil
-        }
-    }
-
-    /// True while a read runs on a connection that can also write (a `DatabaseQueue`): every
-    /// statement that may change the database fails.
-    ///
-    /// A Swift check rather than `PRAGMA query_only`: setting a flag pragma expires every
-    /// prepared statement of the connection, so each read made SQLite prepare all its statements
-    /// again.
-    var readsOnly = false {
-        didSet { updateIsActive() }
-    }
-
-    private func updateIsActive() {
-        isActive = hooksInstalled || migration != nil || readsOnly
-    }
-    /// The first statement of the running migration that was refused; a migration that catches
-    /// the error still fails.
-    private(set) var refusal: MigrationError?
 
     /// Installs the hooks on `connection`. The tracker must outlive the hooks: the database
     /// owns it and removes the hooks before it goes.
     func install(on connection: OpaquePointer) {
         self.connection = connection
-        hooksInstalled = true
         isActive = true
         recorder.disablesTruncateOptimization = true
         // Installing the authorizer again expires every prepared statement, so that those
@@ -293,20 +255,7 @@ final class ChangeTracker {
 
     /// Called before each step of a statement that writes or controls transactions.
     @usableFromInline
-    func statementWillStep(_ statement: Statement) throws {
-        if let migration, let control = statement.control, control.isTransactionStatement {
-            let error = MigrationError(
-                identifier: migration.identifier, file: migration.file,
-                reason: .transactionControl(sql: statement.sql))
-            if refusal == nil { refusal = error }
-            throw error
-        }
-        if readsOnly && statement.writes {
-            throw SQLiteError(
-                code: SQLITE_READONLY, message: "attempt to write a readonly database: a read cannot write",
-                sql: statement.sql)
-        }
-        guard hooksInstalled else { return }
+    func statementWillStep(_ statement: Statement) {
         updateRowRecording()
         if recordsRows && statement.changesSchema, let connection { textEncoding = Self.textEncoding(of: connection) }
         // The update hook does not report every change: not those to a table `WITHOUT ROWID`,
@@ -338,7 +287,7 @@ final class ChangeTracker {
     /// commit and rollback hooks.
     @usableFromInline
     func statementDidRun(_ statement: Statement) {
-        guard hooksInstalled, let control = statement.control else { return }
+        guard let control = statement.control else { return }
         switch control {
         case .savepoint(let name):
             savepoints.append((name, changedIndexes.map { ($0, pending.storage[$0].rowids) }))

@@ -192,11 +192,11 @@ extension Database {
     /// generated or hidden columns, a temporary table of the same name).
     func rowLayout(of table: String) throws -> RowLayout? {
         let version = try fetchOne(Int64.self, "PRAGMA schema_version") ?? 0
-        if let cached = tracker.rowLayouts[ExactString(table)], cached.schemaVersion == version {
+        if let cached = regionTrace.rowLayouts[ExactString(table)], cached.schemaVersion == version {
             return cached.layout
         }
         let layout = try readRowLayout(of: table)
-        tracker.rowLayouts[ExactString(table)] = (version, layout)
+        regionTrace.rowLayouts[ExactString(table)] = (version, layout)
         return layout
     }
 

@@ -235,15 +235,15 @@ public struct Migrator: Sendable {
     /// Runs the body of `migration`, refusing the statements that would end the transaction it
     /// runs in: they would commit part of it, or record it as applied when it was rolled back.
     private func run(_ migration: Migration, in db: Database) throws {
-        db.tracker.migration = (migration.identifier, migration.file)
-        defer { db.tracker.migration = nil }
+        db.writeGuard.migration = (migration.identifier, migration.file)
+        defer { db.writeGuard.migration = nil }
         do {
             try migration.body(db)
         } catch {
             // A refused statement is the cause, even when the migration caught its error.
-            throw db.tracker.refusal ?? error
+            throw db.writeGuard.refusal ?? error
         }
-        if let refusal = db.tracker.refusal { throw refusal }
+        if let refusal = db.writeGuard.refusal { throw refusal }
         // SQLite rolls back by itself after some errors (a full disk, say): a migration that
         // caught one and went on has lost its work.
         guard db.isInTransaction else {

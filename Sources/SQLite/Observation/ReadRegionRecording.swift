@@ -24,22 +24,22 @@ extension Database {
         let recording = StatementRecording()
         let value: T
         do {
-            if tracker.statementRecordings.isEmpty {
+            if regionTrace.recordings.isEmpty {
                 sqlite3_trace_v2(
                     handle, UInt32(SQLITE_TRACE_STMT),
                     { _, context, statement, _ in
                         guard let context, let statement else { return 0 }
-                        Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue()
+                        Unmanaged<ReadRegionTrace>.fromOpaque(context).takeUnretainedValue()
                             .statementStarted(OpaquePointer(statement))
                         return 0
-                    }, Unmanaged.passUnretained(tracker).toOpaque())
+                    }, Unmanaged.passUnretained(regionTrace).toOpaque())
             }
-            tracker.statementRecordings.append(recording)
+            regionTrace.recordings.append(recording)
             defer {
-                tracker.statementRecordings.removeLast()
-                if tracker.statementRecordings.isEmpty {
+                regionTrace.recordings.removeLast()
+                if regionTrace.recordings.isEmpty {
                     sqlite3_trace_v2(handle, 0, nil, nil)
-                    tracker.builderStatement = nil
+                    regionTrace.builderStatement = nil
                 }
             }
             value = try body(self)
@@ -82,7 +82,18 @@ final class StatementRecording {
     var otherSQL: Set<ExactString> = []
 }
 
-extension ChangeTracker {
+/// A connection's read-region recordings in progress, fed by the statement trace while any runs.
+final class ReadRegionTrace {
+    /// The recordings in progress, innermost last.
+    var recordings: [StatementRecording] = []
+    /// The statement a query-builder request bound last while a recording was in progress, with
+    /// its table and filter: when that statement starts, the recording learns the filter.
+    var builderStatement: (handle: OpaquePointer, table: String, predicate: SQLExpression?)?
+    /// The row layouts this connection found, as of the schema version they were read at: a
+    /// refetch that scopes its rows reads them again only after the schema changed. Keyed by the
+    /// table name's bytes: names that differ only in Unicode normalization are other tables.
+    var rowLayouts: [ExactString: (schemaVersion: Int64, layout: RowLayout?)] = [:]
+
     /// Called by the statement trace when a statement starts (inside `sqlite3_step`, so it only
     /// reads the statement's text).
     func statementStarted(_ statement: OpaquePointer) {
@@ -90,7 +101,7 @@ extension ChangeTracker {
         let sql = ExactString(String(cString: text))
         let builder = builderStatement.flatMap { $0.handle == statement ? $0 : nil }
         builderStatement = nil
-        for recording in statementRecordings {
+        for recording in recordings {
             recording.sql.insert(sql)
             if let builder, !recording.otherSQL.contains(sql) {
                 recording.filters[sql, default: []].append((builder.table, builder.predicate))

@@ -33,8 +33,8 @@ extension Database {
         try renderer.checkValues()
         let statement = try cachedStatement(utf8: renderer.bytes)
         try statement.bind(renderer.arguments)
-        if !tracker.statementRecordings.isEmpty {
-            tracker.builderStatement = (statement.handle, select.tableName, select.predicate)
+        if !regionTrace.recordings.isEmpty {
+            regionTrace.builderStatement = (statement.handle, select.tableName, select.predicate)
         }
         return statement
     }
