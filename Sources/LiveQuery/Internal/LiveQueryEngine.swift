@@ -93,7 +93,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         /// Set when the database went away: every fetch fails with it from then on.
         var failure: (any Error)?
         /// What the source was last told to report.
-        var selection = IndexedTables()
+        var selection = TableSelection()
 
         mutating func add(_ record: Record) -> Int {
             nextID += 1
@@ -147,7 +147,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         mutating func select(in source: Source) {
             let tables = index.tables
             guard tables != selection else { return }
-            source.select(tables, previous: selection)
+            source.select(tables)
             selection = tables
         }
 

@@ -27,8 +27,8 @@ struct LiveQueryIndex {
     var count: Int { readersOfTable.values.reduce(readersOfEverything) { $0.union($1) }.count }
 
     /// What a source should report: the changes to the tables of the index.
-    var tables: IndexedTables {
-        IndexedTables(
+    var tables: TableSelection {
+        TableSelection(
             tables: Set(readersOfTable.keys),
             all: !readersOfEverything.isEmpty,
             rowTables: Set(scopesOfTable.keys),

@@ -28,12 +28,12 @@ package protocol LiveQuerySource: AnyObject, Sendable {
     /// older than the previous one's. A failure fails every query of the round with the error.
     func read<T>(_ body: (Connection) throws -> T) throws -> T
 
-    /// The tables the engine's queries read are now `tables`, were `previous`: changes to any other
-    /// table concern no query, and need not reach the engine.
+    /// The tables the engine's queries read are now `tables`: changes to any other table concern
+    /// no query, and need not reach the engine. Called only when the selection changed.
     ///
     /// Called with the engine's lock held, so that selections arrive in the order they were
     /// made: it must record the selection and return, never wait or call the engine.
-    func select(_ tables: IndexedTables, previous: IndexedTables)
+    func select(_ tables: TableSelection)
 
     /// Starts watching for changes made elsewhere, when a first reader attaches; or returns `nil`
     /// when nothing can change elsewhere (a database in memory), and the engine never asks again.
@@ -44,28 +44,4 @@ package protocol LiveQuerySource: AnyObject, Sendable {
 
     /// Stops a watch: the last reader left, or two readers attaching at once both started one.
     func stopWatching(_ watch: Watch)
-}
-
-/// Which tables the queries of an engine read: what its source needs to know to report only
-/// the changes that concern them.
-package struct IndexedTables: Equatable, Sendable {
-    /// The tables (ASCII-lowercased) some query reads.
-    package var tables: Set<String> = []
-    /// Some query's region is unknown (it has not run yet, or failed): every change concerns it.
-    package var all = false
-    /// The tables some query reads only part of: a change to one is matched row by row, so it
-    /// should come with the values of its changed rows (`DatabaseChanges.rowChanges(in:)`).
-    package var rowTables: Set<String> = []
-    /// Those of `rowTables` whose readers read every row (but not every column): only an update
-    /// can leave them unchanged, so inserted and deleted rows need not come with their values.
-    package var updatesOnly: Set<String> = []
-
-    package init(
-        tables: Set<String> = [], all: Bool = false, rowTables: Set<String> = [], updatesOnly: Set<String> = []
-    ) {
-        self.tables = tables
-        self.all = all
-        self.rowTables = rowTables
-        self.updatesOnly = updatesOnly
-    }
 }

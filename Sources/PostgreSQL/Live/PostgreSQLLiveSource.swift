@@ -29,7 +29,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     /// the engine's queue only.
     private let session = Lock<Session?>(nil)
     /// The tables the engine's queries read, for filtering notifications.
-    private let selection = Lock(IndexedTables())
+    private let selection = Lock(TableSelection())
     /// SQL → the tables it reads, learned from its plan once per SQL text.
     private let planTables = PlanTables()
     /// Whether the listening connection listens now, and who waits until it does; for tests.
@@ -56,7 +56,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
         }
     }
 
-    func select(_ tables: IndexedTables, previous: IndexedTables) {
+    func select(_ tables: TableSelection) {
         selection.withLock { $0 = tables }
     }
 
@@ -90,7 +90,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
         switch event {
         case .changed(let table):
             let table = table.lowercased()
-            let selected = selection.withLock { $0.all || $0.tables.contains(table) }
+            let selected = selection.withLock { $0.contains(table) }
             if selected { engine.didCommit(DatabaseChanges(tables: [table: []])) }
         case .listening:
             engine.didChangeElsewhere()

@@ -11,15 +11,6 @@ import Synchronization
 /// tables.update(["items", "lists"])
 /// ```
 public final class ObservedTables: Sendable {
-    private struct Selection {
-        var tables: Set<String>
-        var all: Bool
-        /// Tables whose changed rows the observer wants, with their values.
-        var rowTables: Set<String> = []
-        /// Of `rowTables`, those whose inserted and deleted rows are not wanted.
-        var updatesOnly: Set<String> = []
-    }
-
     /// Which changed rows of a table an observer wants.
     enum RowInterest: Comparable {
         case none
@@ -28,13 +19,13 @@ public final class ObservedTables: Sendable {
         case all
     }
 
-    private let selection: Lock<Selection>
+    private let selection: Lock<TableSelection>
     /// The versions of the connections whose observers use this selection, moved by each update.
     private let dependents = Lock<[WeakSelectionVersion]>([])
 
     /// Selects `tables` (in any ASCII case), or every table with `all`.
     public init(_ tables: some Sequence<String> = [String](), all: Bool = false) {
-        selection = Lock(Selection(tables: Set(tables.map(\.sqliteFolded)), all: all))
+        selection = Lock(TableSelection(tables: Set(tables.map(\.sqliteFolded)), all: all))
     }
 
     /// Replaces the selection.
@@ -44,6 +35,12 @@ public final class ObservedTables: Sendable {
             $0.tables = tables
             $0.all = all
         }
+        didUpdate()
+    }
+
+    /// Replaces the whole selection at once: tables and rows, with names already ASCII-lowercased.
+    package func update(_ selection: TableSelection) {
+        self.selection.withLock { $0 = selection }
         didUpdate()
     }
 
@@ -98,7 +95,7 @@ public final class ObservedTables: Sendable {
 
     /// True when `table` (ASCII-lowercased) is selected.
     public func contains(_ table: String) -> Bool {
-        selection.withLock { $0.all || $0.tables.contains(table) }
+        selection.withLock { $0.contains(table) }
     }
 }
 

@@ -66,15 +66,8 @@ final class SQLiteLiveSource: LiveQuerySource {
         }
     }
 
-    func select(_ tables: IndexedTables, previous: IndexedTables) {
-        // Each update makes every connection recompute what it records, so only what changed is
-        // updated.
-        if tables.rowTables != previous.rowTables || tables.updatesOnly != previous.updatesOnly {
-            relay.tables.updateRowTables(tables.rowTables, updatesOnly: tables.updatesOnly)
-        }
-        if tables.tables != previous.tables || tables.all != previous.all {
-            relay.tables.update(tables.tables, all: tables.all)
-        }
+    func select(_ tables: TableSelection) {
+        relay.tables.update(tables)
     }
 
     func startWatching() -> FileChangeMonitor? {

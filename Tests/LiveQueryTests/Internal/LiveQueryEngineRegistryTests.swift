@@ -43,7 +43,7 @@ import Testing
 final class OtherSource: LiveQuerySource {
     func prepareRounds() {}
     func read<T>(_ body: (Void) throws -> T) throws -> T { try body(()) }
-    func select(_ tables: IndexedTables, previous: IndexedTables) {}
+    func select(_ tables: TableSelection) {}
     func startWatching() -> Int? { nil }
     func stopWatching(_ watch: Int) {}
 }

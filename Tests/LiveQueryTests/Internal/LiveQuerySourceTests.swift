@@ -26,7 +26,7 @@ import Testing
         try await #require(lease).refresh(fresh: false).get()
         #expect(store.currentValue == 1)
         #expect(source.calls.withLock { $0 } == ["start", "prepare", "read"])
-        #expect(source.selection.withLock { $0 } == IndexedTables(tables: ["items"]))
+        #expect(source.selection.withLock { $0 } == TableSelection(tables: ["items"]))
 
         source.counts.withLock { $0 = ["items": 2, "other": 1] }
         engine.didCommit(DatabaseChanges(tables: ["other": []]))
@@ -51,7 +51,7 @@ final class CountsSource: LiveQuerySource {
 
     let counts = Lock<[String: Int]>([:])
     let calls = Lock<[String]>([])
-    let selection = Lock(IndexedTables())
+    let selection = Lock(TableSelection())
 
     func prepareRounds() {
         calls.withLock { $0.append("prepare") }
@@ -62,7 +62,7 @@ final class CountsSource: LiveQuerySource {
         return try body(Snapshot(counts: counts.withLock { $0 }))
     }
 
-    func select(_ tables: IndexedTables, previous: IndexedTables) {
+    func select(_ tables: TableSelection) {
         selection.withLock { $0 = tables }
     }
 
