@@ -374,30 +374,18 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         refreshQueue.async { self.runRounds() }
     }
 
+    /// One query of a round: what to run, and who waits for its result.
+    private struct RoundEntry {
+        let id: Int
+        let run: @Sendable (Source.Connection) -> Fetched
+        let fail: @Sendable (any Error) -> Fetched
+        let waiters: [Completion]
+    }
+
     /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
     private func runRounds() {
         source.prepareRounds()
-        while true {
-            typealias Entry = (
-                id: Int, run: @Sendable (Source.Connection) -> Fetched, fail: @Sendable (any Error) -> Fetched,
-                waiters: [Completion]
-            )
-            let (batch, commitCount, failure) = state.withLock { state -> ([Entry], Int, (any Error)?) in
-                var batch: [Entry] = []
-                batch.reserveCapacity(state.pendingIDs.count)
-                for id in state.pendingIDs {
-                    guard let record = state.records[id] else { continue }
-                    batch.append((id, record.run, record.fail, record.waiters))
-                    state.records[id]!.waiters = []
-                    state.records[id]!.isPending = false
-                    state.records[id]!.isInFlight = true
-                    state.records[id]!.fetchCount += 1
-                }
-                state.pendingIDs.removeAll(keepingCapacity: true)
-                if batch.isEmpty { state.isRefreshing = false }
-                return (batch, state.commitCount, state.failure)
-            }
-            if batch.isEmpty { return }
+        while let (batch, commitCount, failure) = takeRound() {
             let results: [Fetched]
             if let failure {
                 results = batch.map { $0.fail(failure) }
@@ -408,39 +396,67 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
                     results = batch.map { $0.fail(error) }
                 }
             }
-            // What each query read is indexed before its value is published: a reader that sees
-            // the value may commit next, and that commit must be matched against the new region,
-            // not refetch a query whose region is still unknown.
-            state.withLock { state in
-                for (entry, result) in zip(batch, results) {
-                    guard let record = state.records[entry.id], record.region != result.region else { continue }
-                    state.index.remove(entry.id, record.region)
-                    state.index.insert(entry.id, result.region)
-                    state.records[entry.id]!.region = result.region
-                    // A commit made during the read was matched against the old region.
-                    if state.commitCount != commitCount { state.pend(entry.id) }
-                }
-                state.select(in: source)
-            }
+            index(results, of: batch, readSince: commitCount)
             for result in results { result.apply() }
-            let joiners = state.withLock { state -> [[Completion]] in
-                var joiners: [[Completion]] = []
-                joiners.reserveCapacity(batch.count)
-                for (entry, result) in zip(batch, results) {
-                    guard let record = state.records[entry.id] else {
-                        joiners.append([])
-                        continue
-                    }
-                    joiners.append(record.joiners)
-                    state.records[entry.id]!.joiners = []
-                    state.records[entry.id]!.isInFlight = false
-                    if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
-                }
-                return joiners
+            let completions = finish(batch, results)
+            for (completion, outcome) in completions { completion(outcome) }
+        }
+    }
+
+    /// Takes every pending query for a round, with the commit count it starts at and the
+    /// database's failure if any; nil, ending the rounds, when nothing is pending.
+    private func takeRound() -> (batch: [RoundEntry], commitCount: Int, failure: (any Error)?)? {
+        state.withLock { state in
+            var batch: [RoundEntry] = []
+            batch.reserveCapacity(state.pendingIDs.count)
+            for id in state.pendingIDs {
+                guard let record = state.records[id] else { continue }
+                batch.append(RoundEntry(id: id, run: record.run, fail: record.fail, waiters: record.waiters))
+                state.records[id]!.waiters = []
+                state.records[id]!.isPending = false
+                state.records[id]!.isInFlight = true
+                state.records[id]!.fetchCount += 1
             }
-            for ((entry, result), joiners) in zip(zip(batch, results), joiners) {
-                for waiter in entry.waiters + joiners { waiter(result.outcome) }
+            state.pendingIDs.removeAll(keepingCapacity: true)
+            guard !batch.isEmpty else {
+                state.isRefreshing = false
+                return nil
             }
+            return (batch, state.commitCount, state.failure)
+        }
+    }
+
+    /// Indexes what each query of the round read, before its value is published: a reader that
+    /// sees the value may commit next, and that commit must be matched against the new region,
+    /// not refetch a query whose region is still unknown.
+    private func index(_ results: [Fetched], of batch: [RoundEntry], readSince commitCount: Int) {
+        state.withLock { state in
+            for (entry, result) in zip(batch, results) {
+                guard let record = state.records[entry.id], record.region != result.region else { continue }
+                state.index.remove(entry.id, record.region)
+                state.index.insert(entry.id, result.region)
+                state.records[entry.id]!.region = result.region
+                // A commit made during the read was matched against the old region.
+                if state.commitCount != commitCount { state.pend(entry.id) }
+            }
+            state.select(in: source)
+        }
+    }
+
+    /// Ends the round's fetches, once their results are applied: returns who to tell of each
+    /// outcome (the round's waiters, and those who joined the fetch meanwhile).
+    private func finish(_ batch: [RoundEntry], _ results: [Fetched]) -> [(Completion, Outcome)] {
+        state.withLock { state in
+            var completions: [(Completion, Outcome)] = []
+            for (entry, result) in zip(batch, results) {
+                completions += entry.waiters.map { ($0, result.outcome) }
+                guard let record = state.records[entry.id] else { continue }
+                completions += record.joiners.map { ($0, result.outcome) }
+                state.records[entry.id]!.joiners = []
+                state.records[entry.id]!.isInFlight = false
+                if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
+            }
+            return completions
         }
     }
 
