@@ -99,7 +99,7 @@ struct Items: FetchKeyRequest {
         let b = SharedReaderKey<[Item]>.fetchAll("SELECT id, note FROM other", database: db)
         try await reader.load(a)
         try await reader.load(b)
-        let center = try #require(reader.attachment?.center)
+        let center = try #require(ObservationCenter.existingCenter(for: db))
         for index in 0..<5 {
             try await db.write { db in try db.execute("INSERT INTO items(title) VALUES (?)", [.text("\(index)")]) }
         }
@@ -121,6 +121,6 @@ struct Items: FetchKeyRequest {
         }
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0.count == 3 }
-        #expect(fetchCount(reader) == 2, "writes to a table the request does not read refetched it")
+        #expect(reader.fetchCount == 2, "writes to a table the request does not read refetched it")
     }
 }

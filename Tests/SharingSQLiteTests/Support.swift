@@ -60,8 +60,3 @@ func temporaryDatabasePath() -> String {
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent("test.sqlite").path
 }
-
-func fetchCount<V>(_ reader: SharedReader<V>) -> Int {
-    guard let (center, key) = reader.attachment else { return 0 }
-    return center.fetchCount(for: key.id)
-}

@@ -29,7 +29,7 @@ final class ManualClock: Sendable {
         try await db.write { db in try db.execute("INSERT INTO other(note) VALUES ('x')") }
         for reader in readers {
             try await value(of: reader) { $0 == 1 }
-            #expect(fetchCount(reader) == 2)
+            #expect(reader.fetchCount == 2)
         }
     }
 
@@ -110,7 +110,7 @@ final class ManualClock: Sendable {
     @Test func cacheLimitsReachLiveDatabases() throws {
         let db = try makeItemsDatabase()
         @SharedReader(wrappedValue: -1, .fetchOne("SELECT count(*) FROM items", database: db)) var count: Int
-        let center = try #require($count.attachment?.center)
+        let center = try #require(ObservationCenter.existingCenter(for: db))
         #expect(SharedReaderCache.storeCount(for: db) == 1)
         #expect(center.evictionPolicy.maxStoreCount == SharedReaderCache.maxStoreCount)
         // A larger limit than the default, so that other tests running now are not affected.
