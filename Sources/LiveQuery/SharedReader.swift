@@ -287,11 +287,6 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// How many times the value changed; for tests.
     var valueChangeCount: Int { state.withLock { $0.valueChangeCount } }
 
-    /// The lease and key the reader is attached to; for tests.
-    package var attachedLease: (lease: any LiveLease, key: SharedReaderKey<Value>)? {
-        state.withLock { state in state.lease.flatMap { lease in state.key.map { (lease, $0) } } }
-    }
-
     private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {
         var changes = Changes()
         apply(nil) { state in

@@ -1,11 +1,5 @@
 import SQLite
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 extension Migrator {
     /// Applies every pending migration to a PostgreSQL database, in order: the same SQL
     /// migrations, checksums and `schema_migrations` table as on SQLite.
@@ -55,12 +49,8 @@ extension Migrator {
                     return
                 }
                 for statement in statements { try await tx.execute(statement) }
-                try await tx.execute(
-                    "INSERT INTO \(Self.quotedTable)(identifier, checksum, applied_at) VALUES ($1, $2, $3)",
-                    [
-                        .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
-                        try SQLiteValue(Date()),
-                    ])
+                let record = try Self.recording(migration, dialect: .postgreSQL)
+                try await tx.execute(record.sql, record.arguments)
             }
         } catch let error as MigrationError {
             throw error
@@ -69,24 +59,10 @@ extension Migrator {
         }
     }
 
-    private static var createTableSQL: String {
-        """
-        CREATE TABLE IF NOT EXISTS \(quotedTable) (
-            identifier TEXT PRIMARY KEY NOT NULL,
-            checksum TEXT,
-            applied_at TEXT NOT NULL
-        )
-        """
-    }
-
     /// Oldest first. PostgreSQL has no rowid to keep the insertion order: the times, then the
     /// identifiers (numbered files sort in order), stand for it.
     private static var selectAppliedSQL: String {
         "SELECT identifier, checksum, applied_at FROM \(quotedTable) ORDER BY applied_at, identifier"
-    }
-
-    private static func appliedMigration(_ row: Row) throws -> AppliedMigration {
-        AppliedMigration(identifier: try row[0], checksum: try row[1], appliedAt: try row[2])
     }
 
     /// `BEGIN`, `START TRANSACTION`, `COMMIT`, `END`, `ROLLBACK` (not `ROLLBACK TO`), `ABORT`:

@@ -25,7 +25,7 @@ import SQLite
 public final class PostgreSQLDatabase: Sendable {
     /// Where this database connects, and as whom.
     public let configuration: Configuration
-    let session: Session
+    @_spi(Session) public let session: Session
 
     /// Connects to the server. Throws ``PostgreSQLError`` of kind
     /// ``PostgreSQLError/Kind/connectionFailed`` when nothing answers at the address or the
@@ -56,17 +56,6 @@ public final class PostgreSQLDatabase: Sendable {
     /// ``PostgreSQLError/Kind/connectionClosed``.
     public func close() async {
         try? await session.connection.close()
-    }
-
-    /// Every row of `sql`, owned, its values mapped onto SQLite's (<doc:PostgreSQL#Values>).
-    public func fetchAll(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> [Row] {
-        try await session.run(sql, arguments).rows
-    }
-
-    /// Runs one statement and returns the number of rows it inserted, updated or deleted.
-    @discardableResult
-    public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Int {
-        try await session.run(sql, arguments).count
     }
 
     /// Runs `body` in a transaction on a connection of its own: committed when `body` returns,

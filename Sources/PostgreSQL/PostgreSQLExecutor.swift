@@ -11,17 +11,31 @@ import SQLite
 ///     try await item.insert(tx)
 /// }
 /// ```
+///
+/// Only the two types of this module conform: the statements of both run on a connection they
+/// hold, through the methods written once below.
 public protocol PostgreSQLExecutor: Sendable {
-    /// Every row of `sql`, with `arguments` bound to `$1, $2…`.
-    func fetchAll(_ sql: String, _ arguments: [SQLiteValue]) async throws -> [Row]
-    /// Runs `sql`, and returns how many rows it changed.
-    func execute(_ sql: String, _ arguments: [SQLiteValue]) async throws -> Int
+    /// The connection the statements run on. Not part of the module's interface: clients run
+    /// statements through the methods below.
+    @_spi(Session) var session: Session { get }
 }
 
 extension PostgreSQLExecutor {
+    /// Every row of `sql`, with `arguments` bound to `$1, $2…`, owned, its values mapped onto
+    /// SQLite's (<doc:PostgreSQL#Values>).
+    public func fetchAll(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> [Row] {
+        try await session.run(sql, arguments).rows
+    }
+
     /// The first row of `sql`, or nil when there is none.
     public func fetchOne(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Row? {
         try await fetchAll(sql, arguments).first
+    }
+
+    /// Runs one statement and returns the number of rows it inserted, updated or deleted.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Int {
+        try await session.run(sql, arguments).count
     }
 }
 

@@ -3,8 +3,9 @@ import PostgresNIO
 import SQLite
 
 /// Statements on one connection: what ``PostgreSQLDatabase`` and ``PostgreSQLTransaction``
-/// share.
-struct Session: Sendable {
+/// share. Public only to the module's own ``PostgreSQLExecutor`` requirement, whose methods run
+/// on it; nothing of it is visible to clients.
+@_spi(Session) public struct Session: Sendable {
     let connection: PostgresConnection
     /// Where the server is, for error messages.
     let server: String

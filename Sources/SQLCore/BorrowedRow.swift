@@ -122,16 +122,6 @@ public struct BorrowedRow {
         source.columnIndex(named: name)
     }
 
-    /// The value of the named column, or nil when the row has no such column.
-    public func value(named name: String) -> SQLiteValue? {
-        namedValue(name)
-    }
-
-    /// True when the row has a column with this name.
-    public func hasColumn(_ name: String) -> Bool {
-        index(ofColumn: name) != nil
-    }
-
     /// The value at `index`, converted to `T`.
     ///
     /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
@@ -152,22 +142,10 @@ public struct BorrowedRow {
             throw decodingError(T.self, index: index, value: value(at: index))
         }
     }
-
-    /// The value of the named column, converted to `T`.
-    ///
-    /// Throws ``RowDecodingError`` when there is no such column, or the value does not convert.
-    @inlinable
-    public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
-        get throws {
-            guard let index = index(ofColumn: name) else { throw columnNotFound(T.self, name: name) }
-            return try self[index]
-        }
-    }
 }
 
 extension BorrowedRow: RowReading {
-    @usableFromInline
-    package var sql: String? { source.rowSQL }
+    @_spi(RowSQL) public var sql: String? { source.rowSQL }
 }
 
 extension BorrowedRow {

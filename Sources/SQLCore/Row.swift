@@ -41,16 +41,6 @@ public struct Row: Sendable, Hashable {
         columnNames.firstIndex { $0.hasSameBytes(as: name) } ?? columnNames.firstIndex { $0.sqliteNameMatches(name) }
     }
 
-    /// The value of the named column, or nil when the row has no such column.
-    public func value(named name: String) -> SQLiteValue? {
-        namedValue(name)
-    }
-
-    /// True when the row has a column with this name.
-    public func hasColumn(_ name: String) -> Bool {
-        index(ofColumn: name) != nil
-    }
-
     /// The value at `index`, converted to `T`.
     ///
     /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
@@ -67,23 +57,11 @@ public struct Row: Sendable, Hashable {
             throw decodingError(T.self, index: index, value: value)
         }
     }
-
-    /// The value of the named column, converted to `T`.
-    ///
-    /// Throws ``RowDecodingError`` when there is no such column, or the value does not convert.
-    @inlinable
-    public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
-        get throws {
-            guard let index = index(ofColumn: name) else { throw columnNotFound(T.self, name: name) }
-            return try self[index]
-        }
-    }
 }
 
 extension Row: RowReading {
     /// An owned row no longer knows the statement it came from.
-    @usableFromInline
-    package var sql: String? { nil }
+    @_spi(RowSQL) public var sql: String? { nil }
 }
 
 extension Row: CustomStringConvertible {

@@ -1,21 +1,50 @@
-/// What ``Row`` and ``BorrowedRow`` have in common, so that their public reading API is written
-/// once where it does not depend on where the values live.
+/// What ``Row`` and ``BorrowedRow`` have in common: reading a column by index or by name.
 ///
-/// Internal on purpose: the two types share behaviour, not a type that callers could store one
-/// in place of the other, since a borrowed row must not outlive its call.
-@usableFromInline
-package protocol RowReading {
+/// The named-column API, ``value(named:)``, ``hasColumn(_:)`` and the typed subscript by name, is
+/// written once here for both, and code may read either through `some RowReading`. Only those two
+/// types conform (the SQL a row came from, which decoding errors name, is a requirement of this
+/// module's own). A borrowed row stays valid only during the call it is handed to, whatever type
+/// it is read through.
+public protocol RowReading {
+    /// How many columns the row has.
     var count: Int { get }
+    /// The column names, in order.
     var columnNames: [String] { get }
+    /// The value at `index`. Traps when `index` is out of range, as arrays do.
     func value(at index: Int) -> SQLiteValue
+    /// The index of the named column, matched exactly first and then ignoring the case of ASCII
+    /// letters, as SQLite matches names.
     func index(ofColumn name: String) -> Int?
-    /// The SQL of the statement the row was read from, for error messages.
-    var sql: String? { get }
+    /// The value at `index`, converted to `T`.
+    ///
+    /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
+    /// and `T` is not optional, or when it has a type `T` cannot represent.
+    subscript<T: SQLiteValueConvertible>(_ index: Int) -> T { get throws }
+    /// The SQL of the statement the row was read from, for error messages. Not part of the
+    /// module's interface.
+    @_spi(RowSQL) var sql: String? { get }
 }
 
 extension RowReading {
-    func namedValue(_ name: String) -> SQLiteValue? {
+    /// The value of the named column, or nil when the row has no such column.
+    public func value(named name: String) -> SQLiteValue? {
         index(ofColumn: name).map { value(at: $0) }
+    }
+
+    /// True when the row has a column with this name.
+    public func hasColumn(_ name: String) -> Bool {
+        index(ofColumn: name) != nil
+    }
+
+    /// The value of the named column, converted to `T`.
+    ///
+    /// Throws ``RowDecodingError`` when there is no such column, or the value does not convert.
+    @inlinable
+    public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
+        get throws {
+            guard let index = index(ofColumn: name) else { throw columnNotFound(T.self, name: name) }
+            return try self[index]
+        }
     }
 
     var textDescription: String {

@@ -142,8 +142,3 @@ public func temporaryDatabasePath() -> String {
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent("test.sqlite").path
 }
-
-/// How many refetch rounds fetched the query that `reader` shows; 0 before it is attached.
-public func fetchCount<V>(_ reader: SharedReader<V>) -> Int {
-    reader.attachedLease?.lease.fetchCount ?? 0
-}

@@ -121,6 +121,6 @@ struct Items: FetchKeyRequest {
         }
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0.count == 3 }
-        #expect(fetchCount(reader) == 2, "writes to a table the request does not read refetched it")
+        #expect(reader.fetchCount == 2, "writes to a table the request does not read refetched it")
     }
 }

@@ -146,7 +146,7 @@ extension RowObservationTests {
             let matchedBefore = try await db.read { [requests] db in
                 try requests.map { entry in try Self.matchingIDs(entry.request.filter, db) }
             }
-            let countsBefore = readers.map(fetchCount)
+            let countsBefore = readers.map(\.fetchCount)
             // A statement that fails (a foreign key refused) is undone, and rolls back rows that were
             // reported: like a savepoint rolled back, it may refetch what it did not change in the end.
             let (changed, undid) = try await db.write { db -> (Set<Int64>, Bool) in
@@ -169,7 +169,7 @@ extension RowObservationTests {
             for (index, (reader, entry)) in zip(readers, requests).enumerated() {
                 let expected = try await db.read { db in try entry.request.fetch(db) }
                 try await value(of: reader) { $0 == expected }
-                let refetched = fetchCount(reader) - countsBefore[index]
+                let refetched = reader.fetchCount - countsBefore[index]
                 refetches += refetched
                 let touched = !matchedBefore[index].union(matchedAfter[index]).isDisjoint(with: changed)
                 // Within several statements a row may match in between, and be refetched for it.

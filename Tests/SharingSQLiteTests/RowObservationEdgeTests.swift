@@ -54,13 +54,13 @@ struct LiveProbe {
     func write(_ sql: String, _ arguments: [SQLiteValue] = [], sourceLocation: SourceLocation = #_sourceLocation)
         async throws
     {
-        let counts = readers.map { fetchCount($0.reader) }
+        let counts = readers.map { $0.reader.fetchCount }
         try await db.write { db in try db.execute(sql, arguments) }
         try await sentinel.load()
         for (index, (reader, request)) in readers.enumerated() {
             let expected = try await db.read { db in try request.fetch(db) }
             if identical(reader.wrappedValue, expected) { continue }
-            guard fetchCount(reader) != counts[index] else {
+            guard reader.fetchCount != counts[index] else {
                 Issue.record(
                     "after \(sql): \(request) was not refetched; it holds \(reader.wrappedValue), a fresh fetch \(expected)",
                     sourceLocation: sourceLocation)

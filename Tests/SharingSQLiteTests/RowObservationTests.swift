@@ -34,7 +34,7 @@ func makeMessagesDatabase() throws -> DatabaseQueue {
         try await db.write { db in try db.execute("UPDATE messages SET body = 'd' WHERE id = 3") }
         try await db.write { db in try db.execute("DELETE FROM messages WHERE id = 3") }
         try await value(of: second) { $0 == [2] }
-        #expect(fetchCount(first) == 1, "writes to another user's rows refetched user 1's inbox")
+        #expect(first.fetchCount == 1, "writes to another user's rows refetched user 1's inbox")
         // A row that moves from one user to the other changes both.
         try await db.write { db in try db.execute("UPDATE messages SET user_id = 1 WHERE id = 2") }
         try await value(of: first) { $0 == [1, 2] }
@@ -85,7 +85,7 @@ func makeMessagesDatabase() throws -> DatabaseQueue {
         try await count.load(.fetchOne("SELECT count(*) FROM todos WHERE done", database: db))
         try await db.write { db in try db.execute("UPDATE todos SET done = 1 WHERE id = 1") }
         try await value(of: count) { $0 == 1 }
-        #expect(fetchCount(titles) == 1, "an update of `done` refetched a query that reads `title` only")
+        #expect(titles.fetchCount == 1, "an update of `done` refetched a query that reads `title` only")
         try await db.write { db in try db.execute("UPDATE todos SET title = 'c' WHERE id = 1") }
         try await value(of: titles) { $0 == ["c", "b"] }
     }
@@ -127,6 +127,6 @@ func makeMessagesDatabase() throws -> DatabaseQueue {
         try await second.load(.fetch(Inbox(user: 2), database: db))
         try await db.write { db in try db.execute("INSERT INTO messages(user_id, body) VALUES (2, 'c')") }
         try await value(of: second) { $0 == [2, 3] }
-        #expect(fetchCount(first) == 2, "with row observation off, every reader of the table refetches")
+        #expect(first.fetchCount == 2, "with row observation off, every reader of the table refetches")
     }
 }

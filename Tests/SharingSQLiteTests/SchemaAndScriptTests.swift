@@ -42,11 +42,11 @@ private struct ColumnCount: FetchableRow, Equatable, Sendable {
         let db = try makeItemsDatabase()
         @SharedReader(.fetchAll("SELECT * FROM items ORDER BY id", database: db)) var rows: [ColumnCount]
         try await value(of: $rows) { $0 == [ColumnCount(count: 2), ColumnCount(count: 2)] }
-        #expect(fetchCount($rows) == 1)
+        #expect($rows.fetchCount == 1)
         try await db.write { db in try db.execute("ALTER TABLE items ADD COLUMN done INTEGER NOT NULL DEFAULT 0") }
         // The cached statement reads the new column too.
         try await value(of: $rows) { $0 == [ColumnCount(count: 3), ColumnCount(count: 3)] }
-        #expect(fetchCount($rows) == 2)
+        #expect($rows.fetchCount == 2)
     }
 
     @Test func renamedAndDroppedColumnsReachReaders() async throws {

@@ -54,7 +54,7 @@ import Testing
         #expect(!count.isLoading)
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: count) { $0 == 3 }
-        #expect(fetchCount(count) == 2)
+        #expect(count.fetchCount == 2)
     }
 
     @Test func loadingInitializerThrowsTheFetchError() async throws {
@@ -71,12 +71,12 @@ import Testing
         let db = try makeItemsDatabase()
         let reader = SharedReader<[Item]>(value: [])
         try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db))
-        #expect(fetchCount(reader) == 1)
+        #expect(reader.fetchCount == 1)
         try await db.write { db in try db.execute("INSERT INTO other(note) VALUES ('x')") }
         // A later change to the read table, awaited, orders everything before it.
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0.count == 3 }
-        #expect(fetchCount(reader) == 2)
+        #expect(reader.fetchCount == 2)
     }
 
     @Test func burstOfCommitsIsCoalescedAndEndsOnTheFinalValue() async throws {
@@ -91,7 +91,7 @@ import Testing
         }
         for reader in readers { try await value(of: reader) { $0.last?.title == "burst 9" && $0.count == 12 } }
         // One initial fetch plus at most one per commit; the readers share them.
-        #expect(fetchCount(readers[0]) <= 11)
+        #expect(readers[0].fetchCount <= 11)
         #expect(readers.allSatisfy { $0.wrappedValue.count == 12 })
     }
 
@@ -115,7 +115,7 @@ import Testing
         }
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0.count == 3 }
-        #expect(fetchCount(reader) == 2)
+        #expect(reader.fetchCount == 2)
         #expect(reader.valueChangeCount == 2)
         #expect(!reader.wrappedValue.contains { $0.title == "never" || $0.title == "undone" })
     }
@@ -133,14 +133,14 @@ import Testing
         // coalesced with it nor read by it: the count grows when a round starts, and loading the
         // same key again joins a round in flight.
         let deadline = ContinuousClock.now + hangLimit
-        while fetchCount(reader) < 2 {
+        while reader.fetchCount < 2 {
             guard ContinuousClock.now < deadline else { throw TimedOut(description: "the refetch never ran") }
             await Task.yield()
         }
         try await reader.load(key)
         try await db.write { db in try db.execute("INSERT INTO items(id, title) VALUES (3, 'c')") }
         try await value(of: reader) { $0 == ["a", "b", "c"] }
-        #expect(fetchCount(reader) == 3)
+        #expect(reader.fetchCount == 3)
         #expect(reader.valueChangeCount == 2)
     }
 
@@ -149,10 +149,10 @@ import Testing
         let key = SharedReaderKey<[Item]>.fetchAll("SELECT id, title FROM items ORDER BY id", database: db)
         let readers = (0..<100).map { _ in SharedReader(key) }
         for reader in readers { try await value(of: reader) { $0.count == 2 } }
-        #expect(fetchCount(readers[0]) == 1)
+        #expect(readers[0].fetchCount == 1)
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         for reader in readers { try await value(of: reader) { $0.count == 3 } }
-        #expect(fetchCount(readers[0]) == 2)
+        #expect(readers[0].fetchCount == 2)
     }
 
     @Test func badQueryThenFixedOne() async throws {
@@ -234,7 +234,7 @@ import Testing
         let reader = SharedReader<[Item]>(value: [])
         try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db))
         try await reader.load()
-        #expect(fetchCount(reader) == 2)
+        #expect(reader.fetchCount == 2)
         #expect(!reader.isLoading)
     }
 

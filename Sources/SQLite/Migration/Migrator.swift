@@ -140,7 +140,7 @@ public struct Migrator: Sendable {
     /// file has changed; nothing of a failed migration remains.
     public func migrate(_ writer: some DatabaseWriter) throws {
         try writer.writeWithoutTransaction { db in
-            try Self.createTable(db)
+            try db.execute(Self.createTableSQL)
             let applied = try Self.applied(db)
             try verifyChecksums(applied)
             let appliedIDs = Set(applied.map(\.identifier))
@@ -218,12 +218,8 @@ public struct Migrator: Sendable {
                         identifier: migration.identifier, file: migration.file,
                         reason: .foreignKeyViolations(count: violations.count, examples: described))
                 }
-                try db.execute(
-                    "INSERT INTO \(Self.quotedTable)(identifier, checksum, applied_at) VALUES (?, ?, ?)",
-                    [
-                        .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
-                        try SQLiteValue(Date()),
-                    ])
+                let record = try Self.recording(migration, dialect: .sqlite)
+                try db.execute(record.sql, record.arguments)
             }
         } catch let error as MigrationError {
             throw error
@@ -258,21 +254,45 @@ public struct Migrator: Sendable {
             != nil
     }
 
-    private static func createTable(_ db: Database) throws {
-        try db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS \(quotedTable) (
-                identifier TEXT PRIMARY KEY NOT NULL,
-                checksum TEXT,
-                applied_at TEXT NOT NULL
-            )
-            """)
+    private static func applied(_ db: Database) throws -> [AppliedMigration] {
+        try db.fetchAll("SELECT identifier, checksum, applied_at FROM \(quotedTable) ORDER BY rowid").map(
+            appliedMigration)
     }
 
-    private static func applied(_ db: Database) throws -> [AppliedMigration] {
-        try db.fetchAll("SELECT identifier, checksum, applied_at FROM \(quotedTable) ORDER BY rowid").map { row in
-            AppliedMigration(identifier: try row[0], checksum: try row[1], appliedAt: try row[2])
-        }
+    // MARK: The table of applied migrations, on every database
+
+    /// Creates the table of applied migrations unless it exists.
+    package static var createTableSQL: String {
+        """
+        CREATE TABLE IF NOT EXISTS \(quotedTable) (
+            identifier TEXT PRIMARY KEY NOT NULL,
+            checksum TEXT,
+            applied_at TEXT NOT NULL
+        )
+        """
+    }
+
+    /// The statement that records `migration` as applied now, with `dialect`'s placeholders.
+    package static func recording(
+        _ migration: Migration, dialect: SQLDialect
+    ) throws -> (sql: String, arguments: [SQLiteValue]) {
+        let placeholders =
+            switch dialect {
+            case .sqlite: "?, ?, ?"
+            case .postgreSQL: "$1, $2, $3"
+            }
+        return (
+            "INSERT INTO \(quotedTable)(identifier, checksum, applied_at) VALUES (\(placeholders))",
+            [
+                .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
+                try SQLiteValue(Date()),
+            ]
+        )
+    }
+
+    /// A row of `identifier, checksum, applied_at`, as the table holds them.
+    package static func appliedMigration(_ row: Row) throws -> AppliedMigration {
+        AppliedMigration(identifier: try row[0], checksum: try row[1], appliedAt: try row[2])
     }
 
     /// FNV-1a, 64 bits, in hex: enough to notice an edited file, with no dependency.

@@ -41,7 +41,7 @@ final class ManualClock: Sendable {
         try await db.write { db in try db.execute("INSERT INTO other(note) VALUES ('x')") }
         for reader in readers {
             try await value(of: reader) { $0 == 1 }
-            #expect(fetchCount(reader) == 2)
+            #expect(reader.fetchCount == 2)
         }
     }
 

@@ -69,7 +69,7 @@ enum ObservingChangesArticle {
         // The insert may have landed while the first fetch ran, which saw it, and still owe its
         // own refetch: a fresh load runs after that one, so the count starts from a quiet reader.
         try await $open.load()
-        let fetchesBefore = fetchCount($open)
+        let fetchesBefore = $open.fetchCount
 
         // Reads nothing of `notes`: no refetch.
         try await db.write { db in
@@ -86,7 +86,7 @@ enum ObservingChangesArticle {
         for await reminders in $open.values where reminders.count == 2 { break }
         #expect(open.map(\.title) == ["Buy milk", "Buy bread"])
         // At most one fetch for each of the two commits to reminders.
-        #expect(fetchCount($open) - fetchesBefore <= 2)
+        #expect($open.fetchCount - fetchesBefore <= 2)
 
         @SharedReader(wrappedValue: 0, .fetch(OpenCount(), database: db)) var openCount: Int
 
@@ -121,6 +121,6 @@ extension RowObservationTests {
         // A message for user 2 refetches user 2's inbox, and no other.
         try await db.write { db in try db.execute("INSERT INTO messages(user_id) VALUES (2)") }
         for await messages in $second.values where messages.count == 2 { break }
-        #expect(fetchCount($first) == 1)
+        #expect($first.fetchCount == 1)
     }
 }
