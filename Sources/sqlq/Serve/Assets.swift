@@ -60,6 +60,8 @@
                       }
                     }
                   }
+                  // How many updates the page took in: for scripts that wait for the next one.
+                  document.body.dataset.liveUpdates = String(Number(document.body.dataset.liveUpdates || 0) + 1);
                 } catch (error) {
                   show("reconnecting");
                 } finally {

@@ -25,11 +25,12 @@
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
 
-        /// Stops the client and the server.
-        func stop() async throws {
-            try await client.shutdown()
+        /// Stops the client, then the server, which must end cleanly on Ctrl-C's signal.
+        fileprivate func stop() async throws {
+            try? await client.shutdown()
             command.interrupt()
-            _ = try await command.exitStatus()
+            let status = try await command.exitStatus()
+            #expect(status == 0, "sqlq serve ended with status \(status): \(command.errors?.text ?? "")")
         }
 
         /// A request whose whole answer is read.
@@ -52,6 +53,26 @@
             var request = HTTPClientRequest(url: base + path)
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             return EventStream(try await client.execute(request, timeout: .seconds(60)))
+        }
+    }
+
+    /// Runs `body` against `sqlq serve` started with `arguments`, then stops it, whether `body`
+    /// returned or threw.
+    func withServer<T>(_ arguments: [String], _ body: (RunningServer) async throws -> T) async throws -> T {
+        let server = try await RunningServer(arguments)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(server))
+        } catch {
+            result = .failure(error)
+        }
+        try await server.stop()
+        return try result.get()
+    }
+
+    extension Result where Failure == any Error {
+        init(catching body: () async throws -> Success) async {
+            do { self = .success(try await body()) } catch { self = .failure(error) }
         }
     }
 
