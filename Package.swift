@@ -129,11 +129,25 @@ let package = Package(
                 // Output and import read and bind columns with the C API, from and into byte buffers.
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `sqlq serve`, only with the `HTTP` trait: without it sqlq builds without a server.
+                .target(name: "LiveHTTP", condition: .when(traits: ["HTTP"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HTTP"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTP"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["HTTP"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["HTTP"])),
             ],
             // The command reference, linked from the top-level README.
             exclude: ["README.md"]
         ),
-        .testTarget(name: "sqlqTests", dependencies: ["sqlq", "SQLite", "Locking"]),
+        .testTarget(
+            name: "sqlqTests",
+            dependencies: [
+                "sqlq", "SQLite", "Locking",
+                // The tests of `sqlq serve`, a client that streams responses.
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTP"])),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

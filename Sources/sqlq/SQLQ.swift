@@ -27,11 +27,21 @@ struct SQLQ: ParsableCommand {
             error. Colour is used only on a terminal, and never when NO_COLOR is set.
             """,
         version: "0.1.0",
-        subcommands: [
+        subcommands: subcommands
+    )
+
+    #if HTTP
+        private static let subcommands: [any ParsableCommand.Type] = [
+            QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
+            MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
+            ServeCommand.self,
+        ]
+    #else
+        private static let subcommands: [any ParsableCommand.Type] = [
             QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
             MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
         ]
-    )
+    #endif
 
     /// Parses the arguments, runs the command, and exits with 0, 1 or 2: usage errors are 2 here,
     /// not the 64 argument-parser uses by default, and every error is one message on standard
@@ -51,6 +61,9 @@ struct SQLQ: ParsableCommand {
         switch command {
         case let watch as WatchCommand: run(watch)
         case let delete as DeleteCommand: run(delete)
+        #if HTTP
+            case let serve as ServeCommand: run(serve)
+        #endif
         default:
             var command = command
             Glibc.exit(finish { try command.run() })

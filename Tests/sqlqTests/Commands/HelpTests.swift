@@ -2,12 +2,18 @@ import Testing
 
 @Suite("sqlq --help")
 struct HelpTests {
-    @Test(
-        "Every command has help with examples",
-        arguments: [
+    static let commands: [[String]] = {
+        var commands = [
             [], ["query"], ["watch"], ["tables"], ["schema"], ["migrate"], ["delete"], ["import"], ["sql"],
             ["search-index"],
-        ])
+        ]
+        #if HTTP
+            commands.append(["serve"])
+        #endif
+        return commands
+    }()
+
+    @Test("Every command has help with examples", arguments: commands)
     func help(command: [String]) throws {
         let result = try Executable.run(command + ["--help"])
         #expect(result.status == 0)
@@ -16,4 +22,12 @@ struct HelpTests {
         #expect(result.output.contains("Examples:"))
         #expect(result.output.contains("sqlq \(command.first ?? "query") "))
     }
+
+    #if HTTP
+        @Test("The command list names serve")
+        func commandList() throws {
+            let result = try Executable.run(["--help"])
+            #expect(result.output.contains("  serve "))
+        }
+    #endif
 }

@@ -1,0 +1,252 @@
+#if HTTP
+    import SQLite
+
+    /// The HTML of `serve`'s pages, rendered on the server: every value goes through
+    /// ``HTMLEscaper``, and the pages hold no inline script or style (the Content-Security-Policy
+    /// forbids them); `sqlq.js` makes them live, and without it they work as plain pages.
+    enum PageRenderer {
+        /// The path of a table's page, or of its form in `format` (`json`, `sse`…).
+        static func tablePath(_ table: String, format: String? = nil) -> String {
+            // A name with a dot could end like a format: `.html` keeps it the page.
+            let suffix = format.map { "." + $0 } ?? (table.contains(".") ? ".html" : "")
+            return "/" + QueryString.encode(table) + suffix
+        }
+
+        static func rowPath(_ table: String, _ rowID: String, format: String? = nil) -> String {
+            "/" + QueryString.encode(table) + "/" + QueryString.encode(rowID) + (format.map { "." + $0 } ?? "")
+        }
+
+        // MARK: Pages
+
+        static func databasePage(_ page: DatabasePage) -> String {
+            var body =
+                "<table id=\"tables\" data-live><thead><tr><th>table</th><th>type</th><th>rows</th></tr></thead><tbody>"
+            for table in page.tables {
+                body +=
+                    "<tr data-key=\"\(e(table.name))\"><td><a href=\"\(e(tablePath(table.name)))\">\(e(table.name))</a></td>"
+                body += "<td>\(e(table.type))</td><td class=\"number\">\(table.count.map(String.init) ?? "?")</td></tr>"
+            }
+            body += "</tbody></table>"
+            var refusal: [String] = []
+            if page.openedReadOnly { refusal.append("the file is opened read-only") }
+            if page.queryOnly { refusal.append("PRAGMA query_only is on") }
+            body +=
+                "<p id=\"read-only\">"
+                + (refusal.isEmpty
+                    ? "Writes are not refused by SQLite."
+                    : "Read-only: " + refusal.joined(separator: ", and ") + " (as SQLite reports).")
+                + " <a href=\"/-/database.json\">JSON</a></p>"
+            return document(title: "Database", crumbs: [("database", nil)], live: "/-/database.sse", body: body)
+        }
+
+        static func tablePage(
+            table: String, parameters: ViewParameters, request: TableViewRequest?, page: TablePage?, error: String?,
+            searchable: Bool
+        ) -> String {
+            let path = tablePath(table)
+            var body = filterForm(path: path, parameters: parameters, searchable: searchable)
+            if let error { body += "<pre class=\"error\" id=\"error\">\(e(error))</pre>" }
+            if let page, let request {
+                body += "<p id=\"count\" data-live>\(page.count) \(page.count == 1 ? "row matches" : "rows match")</p>"
+                body += facets(page, table: table, parameters: parameters, request: request)
+                body += rows(page, table: table, parameters: parameters, request: request)
+                body += "<nav id=\"pages\" data-live>"
+                if parameters.after != nil {
+                    body += "<a href=\"\(e(path + parameters.query { $0.after = nil }))\">first page</a> "
+                }
+                if let next = page.next {
+                    body += "<a href=\"\(e(path + parameters.query { $0.after = next }))\" rel=\"next\">next page</a>"
+                }
+                body += "</nav>"
+                let query = parameters.query()
+                body += "<p class=\"formats\">This view as "
+                body += ["json", "ndjson", "csv"].map { format in
+                    "<a href=\"\(e(tablePath(table, format: format) + query))\">\(format.uppercased())</a>"
+                }.joined(separator: ", ")
+                body += "</p>"
+            }
+            return document(
+                title: table, crumbs: [("database", "/"), (table, nil)],
+                live: page == nil ? nil : tablePath(table, format: "sse") + parameters.query(), body: body)
+        }
+
+        static func rowPage(_ page: RowPage, request: RowRequest) -> String {
+            let rowID = String(page.rowID)
+            var body = "<table id=\"row\" data-live><tbody>"
+            if let row = page.row {
+                for (index, column) in page.columns.enumerated() {
+                    let key = request.foreignKeys.first { $0.column.sqliteNameMatches(column) }
+                    body += "<tr data-key=\"\(e(column))\"><th>\(e(column))</th>"
+                    body += "<td>\(cell(row[index], foreignKey: key, labels: page.labels[column]))</td></tr>"
+                }
+            } else {
+                body += "<tr><td>No row of \(e(page.table)) has rowid \(rowID).</td></tr>"
+            }
+            body += "</tbody></table><section id=\"referrers\" data-live><h2>Rows that refer to this one</h2><ul>"
+            if page.referrers.isEmpty { body += "<li>none</li>" }
+            for referrer in page.referrers {
+                let filter = FilterSnippet.equals(referrer.column, referrer.value) ?? ""
+                let link = tablePath(referrer.table) + ViewParameters().query { $0.filters = [filter] }
+                body += "<li><a href=\"\(e(link))\">\(referrer.count) \(referrer.count == 1 ? "row" : "rows") of "
+                body += "\(e(referrer.table))</a> through \(e(referrer.column))</li>"
+            }
+            body += "</ul></section>"
+            body +=
+                "<p class=\"formats\">This row as <a href=\"\(e(rowPath(page.table, rowID, format: "json")))\">JSON</a></p>"
+            return document(
+                title: "\(page.table) \(rowID)",
+                crumbs: [("database", "/"), (page.table, tablePath(page.table)), (rowID, nil)],
+                live: rowPath(page.table, rowID, format: "sse"), body: body)
+        }
+
+        static func errorPage(_ error: ServeError) -> String {
+            document(
+                title: "Error", crumbs: [("database", "/")], live: nil,
+                body: "<pre class=\"error\" id=\"error\">\(e(error.message))</pre>")
+        }
+
+        // MARK: Parts
+
+        private static func document(title: String, crumbs: [(String, String?)], live: String?, body: String) -> String
+        {
+            var html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            html += "<title>\(e(title)) · sqlq</title>"
+            html += "<link rel=\"stylesheet\" href=\"/-/sqlq.css\"><script src=\"/-/sqlq.js\" defer></script></head>"
+            html += live.map { "<body data-live-source=\"\(e($0))\">" } ?? "<body>"
+            html += "<header><nav>"
+            html += crumbs.map { name, link in
+                link.map { "<a href=\"\(e($0))\">\(e(name))</a>" } ?? "<strong>\(e(name))</strong>"
+            }.joined(separator: " / ")
+            html += "</nav><span id=\"live-indicator\" hidden></span></header><main>"
+            return html + body + "</main></body></html>\n"
+        }
+
+        private static func filterForm(path: String, parameters: ViewParameters, searchable: Bool) -> String {
+            var form = "<form method=\"get\" action=\"\(e(path))\" class=\"view\">"
+            for filter in parameters.filters.isEmpty ? [""] : parameters.filters {
+                form += "<label>where <input name=\"where\" size=\"50\" value=\"\(e(filter))\"></label>"
+            }
+            if searchable {
+                form += "<label>search <input name=\"search\" value=\"\(e(parameters.search ?? ""))\"></label>"
+            }
+            form +=
+                "<label>sort <input name=\"sort\" value=\"\(e(parameters.sort.joined(separator: ",")))\" placeholder=\"-due,id\"></label>"
+            form +=
+                "<label>columns <input name=\"columns\" value=\"\(e(parameters.columns.joined(separator: ",")))\" placeholder=\"all\"></label>"
+            for facet in parameters.facets { form += "<input type=\"hidden\" name=\"facet\" value=\"\(e(facet))\">" }
+            form += "<label>add a facet <input name=\"facet\" placeholder=\"column\"></label>"
+            if parameters.size != ViewParameters.defaultSize {
+                form += "<input type=\"hidden\" name=\"size\" value=\"\(parameters.size)\">"
+            }
+            return form + "<button type=\"submit\">Apply</button></form>"
+        }
+
+        private static func facets(
+            _ page: TablePage, table: String, parameters: ViewParameters, request: TableViewRequest
+        ) -> String {
+            var html = "<section id=\"facets\" data-live>"
+            for facet in page.facets {
+                html += "<div class=\"facet\" data-key=\"\(e(facet.column))\"><h3>\(e(facet.column))</h3><ul>"
+                for value in facet.values {
+                    let label = e(value.value == .null ? "null" : value.value.cellText)
+                    if let condition = FilterSnippet.equals(facet.column, value.value) {
+                        let link =
+                            tablePath(table)
+                            + parameters.query {
+                                $0.filters = FilterSnippet.adding(condition, to: $0.filters)
+                                $0.after = nil
+                            }
+                        html +=
+                            "<li><a href=\"\(e(link))\">\(label)</a> <span class=\"count\">\(value.count)</span></li>"
+                    } else {
+                        html += "<li>\(label) <span class=\"count\">\(value.count)</span></li>"
+                    }
+                }
+                if facet.hasMore { html += "<li class=\"more\">…</li>" }
+                html += "</ul></div>"
+            }
+            return html + "</section>"
+        }
+
+        private static func rows(
+            _ page: TablePage, table: String, parameters: ViewParameters, request: TableViewRequest
+        ) -> String {
+            let path = tablePath(table)
+            var html = "<table id=\"rows\" data-live><thead><tr>"
+            for column in page.columns {
+                let sorted = parameters.sort.count == 1 && parameters.sort[0] == sortTerm(column)
+                let term = sorted ? "-" + sortTerm(column) : sortTerm(column)
+                let link =
+                    path
+                    + parameters.query {
+                        $0.sort = [term]
+                        $0.after = nil
+                    }
+                let arrow =
+                    sorted
+                    ? " ▲" : parameters.sort.count == 1 && parameters.sort[0] == "-" + sortTerm(column) ? " ▼" : ""
+                html += "<th><a href=\"\(e(link))\">\(e(column))</a>\(arrow)</th>"
+            }
+            html += "</tr></thead><tbody>"
+            let rowIDIndex = request.rowIDColumn.flatMap { key in page.columns.firstIndex { $0.sqliteNameMatches(key) }
+            }
+            let offset = (try? parameters.offset()) ?? 0
+            for (number, row) in page.rows.enumerated() {
+                let key = rowIDIndex.map { row[$0].cellText } ?? String(offset + number)
+                html += "<tr data-key=\"\(e(key))\">"
+                for (index, value) in row.enumerated() {
+                    if index == rowIDIndex, case .integer(let rowID) = value {
+                        html += "<td><a href=\"\(e(rowPath(table, String(rowID))))\">\(rowID)</a></td>"
+                        continue
+                    }
+                    let column = page.columns[index]
+                    let foreignKey = request.foreignKeys.first { $0.column.sqliteNameMatches(column) }
+                    html += "<td>\(cell(value, foreignKey: foreignKey, labels: page.labels[column]))</td>"
+                }
+                html += "</tr>"
+            }
+            return html + "</tbody></table>"
+        }
+
+        /// The term of `sort=` for a column: quoted when its name holds what the option splits on.
+        private static func sortTerm(_ column: String) -> String {
+            let plain =
+                !column.isEmpty && !column.contains(",") && !column.contains("\"") && !column.hasPrefix("-")
+                && !column.hasPrefix("+") && column.trimmingSpaces == column
+            return plain ? column : "\"" + column.replacing("\"", with: "\"\"") + "\""
+        }
+
+        /// A value in a cell: null and blobs marked as such, a foreign key as its parent's label
+        /// linking to the parent row.
+        private static func cell(_ value: SQLiteValue, foreignKey: ForeignKeyLabel?, labels: [String: String]?)
+            -> String
+        {
+            switch value {
+            case .null: return "<span class=\"null\">null</span>"
+            case .blob(let bytes): return "<span class=\"blob\">\(bytes.count)-byte blob</span>"
+            default: break
+            }
+            let text = e(value.cellText)
+            guard let foreignKey else { return text }
+            let link =
+                foreignKey.keyIsRowID
+                ? rowPath(foreignKey.parent, value.cellText)
+                : tablePath(foreignKey.parent)
+                    + ViewParameters().query { $0.filters = [FilterSnippet.equals(foreignKey.key, value) ?? ""] }
+            guard let label = labels?[value.cellText] else { return "<a href=\"\(e(link))\">\(text)</a>" }
+            return "<a href=\"\(e(link))\" class=\"label\">\(e(label))</a> <span class=\"key\">\(text)</span>"
+        }
+
+        private static func e(_ text: String) -> String { HTMLEscaper.escape(text) }
+    }
+
+    extension String {
+        fileprivate var trimmingSpaces: String {
+            var text = Substring(self)
+            while text.first == " " { text.removeFirst() }
+            while text.last == " " { text.removeLast() }
+            return String(text)
+        }
+    }
+#endif

@@ -1,0 +1,55 @@
+#if HTTP
+    import CSQLite
+    import SQLite
+
+    /// The time one request's statements may run: SQLite's progress handler interrupts them
+    /// once the deadline has passed, and the request fails with a message rather than holding the
+    /// connection, which every request shares.
+    enum QueryTimeLimit {
+        /// How many virtual-machine steps run between two checks of the clock: about a tenth of
+        /// a millisecond of work.
+        private static let stepsPerCheck: Int32 = 1_000
+
+        /// Runs `body` with its statements interrupted after `limit`.
+        static func run<T>(_ db: Database, limit: Duration, _ body: () throws -> T) throws -> T {
+            let handle = try connectionHandle(db)
+            let deadline = UnsafeMutablePointer<ContinuousClock.Instant>.allocate(capacity: 1)
+            deadline.initialize(to: .now + limit)
+            sqlite3_progress_handler(
+                handle, stepsPerCheck,
+                { context in
+                    guard let context else { return 0 }
+                    return ContinuousClock.now > context.assumingMemoryBound(to: ContinuousClock.Instant.self).pointee
+                        ? 1 : 0
+                }, deadline)
+            defer {
+                sqlite3_progress_handler(handle, 0, nil, nil)
+                deadline.deallocate()
+            }
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.code == SQLITE_INTERRUPT {
+                throw ServeError(
+                    .badRequest,
+                    "the query took longer than the time limit (\(limit.formatted)) and was stopped; "
+                        + "narrow the filter, choose fewer facets, or start sqlq serve with a longer --time-limit")
+            }
+        }
+    }
+
+    /// The connection's sqlite3 pointer, read from one of its statements while the statement
+    /// lives: the connection outlives it.
+    func connectionHandle(_ db: Database) throws -> OpaquePointer? {
+        let statement = try db.makeStatement("SELECT 1")
+        return withExtendedLifetime(statement) { sqlite3_db_handle(statement.sqliteHandle) }
+    }
+
+    extension Duration {
+        /// Seconds as written: 5 s, 0.25 s.
+        var formatted: String {
+            let (seconds, attoseconds) = components
+            if attoseconds == 0 { return "\(seconds) s" }
+            return "\(Double(seconds) + Double(attoseconds) / 1e18) s"
+        }
+    }
+#endif

@@ -1,0 +1,124 @@
+#if HTTP
+    import SQLite
+
+    /// One row of a table, found by its rowid, with its foreign keys' labels and the rows of
+    /// other tables that refer to it.
+    struct RowRequest: FetchKeyRequest {
+        var table: String
+        var rowID: Int64
+        var foreignKeys: [ForeignKeyLabel]
+        /// The single-column foreign keys of other tables that refer to this table.
+        var referrers: [Referrer]
+        var timeLimit: Duration
+
+        /// A foreign key that refers to this table: `table(column) → key`.
+        struct Referrer: Hashable, Sendable {
+            var table: String
+            var column: String
+            var key: String
+        }
+
+        init(table: String, rowID: String, db: Database, timeLimit: Duration) throws {
+            let schema = try TableSchema(db, table: table)
+            guard let rowID = Int64(rowID) else {
+                throw ServeError(
+                    .badRequest, "\"\(rowID)\" is not a rowid: a row's page is /TABLE/ROWID, a whole number")
+            }
+            guard
+                try db.fetchOne(
+                    Int.self, "SELECT type = 'table' FROM sqlite_master WHERE name = ?", [.text(schema.name)]) == 1
+            else {
+                throw ServeError(.badRequest, "\"\(schema.name)\" is a view: its rows have no rowid to find them by")
+            }
+            self.table = schema.name
+            self.rowID = rowID
+            foreignKeys = try ForeignKeyLabel.all(of: schema.name, in: db)
+            var referrers: [Referrer] = []
+            for other in try db.tableNames() {
+                for key in try ForeignKeyLabel.all(of: other, in: db) where key.parent.sqliteNameMatches(schema.name) {
+                    referrers.append(Referrer(table: other, column: key.column, key: key.key))
+                }
+            }
+            self.referrers = referrers
+            self.timeLimit = timeLimit
+        }
+
+        func fetch(_ db: Database) throws -> RowPage {
+            try QueryTimeLimit.run(db, limit: timeLimit) {
+                let result = try ResultSet.fetch(
+                    db, sql: "SELECT * FROM \(String.quotedIdentifier(table)) WHERE rowid = ?",
+                    arguments: [.integer(rowID)])
+                guard let row = result.rows.first else {
+                    return RowPage(
+                        table: table, rowID: rowID, columns: result.columns, row: nil, labels: [:], referrers: [])
+                }
+                var labels: [String: [String: String]] = [:]
+                for key in foreignKeys {
+                    guard let index = result.columns.firstIndex(where: { $0.sqliteNameMatches(key.column) }),
+                        row[index] != .null
+                    else { continue }
+                    let found = try key.fetchLabels([row[index]], in: db)
+                    if !found.isEmpty { labels[result.columns[index]] = found }
+                }
+                var counts: [RowPage.Referrers] = []
+                for referrer in referrers {
+                    let value: SQLiteValue =
+                        referrer.key.sqliteNameMatches("rowid")
+                        ? .integer(rowID)
+                        : result.columns.firstIndex { $0.sqliteNameMatches(referrer.key) }.map { row[$0] } ?? .null
+                    guard value != .null else { continue }
+                    let count =
+                        try db.fetchOne(
+                            Int.self,
+                            "SELECT count(*) FROM \(String.quotedIdentifier(referrer.table)) WHERE \(String.quotedIdentifier(referrer.column)) = ?",
+                            [value]) ?? 0
+                    counts.append(
+                        RowPage.Referrers(table: referrer.table, column: referrer.column, value: value, count: count))
+                }
+                return RowPage(
+                    table: table, rowID: rowID, columns: result.columns, row: row, labels: labels, referrers: counts)
+            }
+        }
+    }
+
+    /// A row's page: what `TABLE/ROWID.json` returns and `.sse` streams.
+    struct RowPage: Hashable, Sendable, Encodable {
+        var table: String
+        var rowID: Int64
+        var columns: [String]
+        /// nil when no row has the rowid (any more).
+        var row: [SQLiteValue]?
+        var labels: [String: [String: String]]
+        var referrers: [Referrers]
+
+        /// How many rows of `table` refer to this one through `column`.
+        struct Referrers: Hashable, Sendable, Encodable {
+            var table: String
+            var column: String
+            var value: SQLiteValue
+            var count: Int
+
+            private enum CodingKeys: String, CodingKey { case table, column, value, count }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(table, forKey: .table)
+                try container.encode(column, forKey: .column)
+                try container.encode(JSONCell(value: value), forKey: .value)
+                try container.encode(count, forKey: .count)
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey { case table, rowid, columns, row, labels, referrers }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(table, forKey: .table)
+            try container.encode(rowID, forKey: .rowid)
+            try container.encode(columns, forKey: .columns)
+            try container.encode(row.map { JSONRow(columns: columns, values: $0) }, forKey: .row)
+            try container.encode(labels, forKey: .labels)
+            try container.encode(referrers, forKey: .referrers)
+        }
+    }
+#endif

@@ -1,0 +1,215 @@
+#if HTTP
+    import HTTPTypes
+    import Hummingbird
+    import LiveHTTP
+    import SQLite
+    import SharingSQLite
+
+    /// The routes of `sqlq serve`, all GET:
+    ///
+    /// - `/`: the tables and views with their row counts; `/-/database.json` and `.sse` give it
+    ///   to programs;
+    /// - `/TABLE` (`/TABLE.html` for a name with a dot): a page of the table's rows, the view in
+    ///   the query string (see ``ViewParameters``); `.json`, `.ndjson`, `.csv` and `.sse` (or
+    ///   `Accept: text/event-stream`) for the same view;
+    /// - `/TABLE/ROWID`: one row and the rows that refer to it; `.json` and `.sse` likewise;
+    /// - `/-/sqlq.css` and `/-/sqlq.js`.
+    ///
+    /// Every answer to a bad request is 400 with a message: an HTML page for pages, `{"error": …}`
+    /// for JSON, plain text for the other formats.
+    struct Server: Sendable {
+        let connection: DatabaseQueue
+        let token: String?
+        let timeLimit: Duration
+        let streams: LiveEventStreams
+
+        /// The formats a path can end with.
+        enum Format: String {
+            case html, json, ndjson, csv, sse
+
+            var contentType: String {
+                switch self {
+                case .html: "text/html; charset=utf-8"
+                case .json: "application/json"
+                case .ndjson: "application/x-ndjson"
+                case .csv: "text/csv; charset=utf-8"
+                case .sse: "text/event-stream"
+                }
+            }
+        }
+
+        func router() -> Router<BasicRequestContext> {
+            let router = Router()
+            router.add(middleware: SecurityHeaders())
+            if let token { router.add(middleware: TokenCheck(token: token)) }
+            router.get("/") { request, _ in await answer(request) }
+            router.get("**") { request, _ in await answer(request) }
+            return router
+        }
+
+        /// The answer to any GET: never a thrown error, except the streams' own 503 beyond the cap.
+        func answer(_ request: Request) async -> Response {
+            var format = Format.html
+            do {
+                let segments = try request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+                    .map { try QueryString.decodeComponent($0) }
+                var last = segments.last ?? ""
+                if let dot = last.lastIndex(of: "."),
+                    let given = Format(rawValue: String(last[last.index(after: dot)...]))
+                {
+                    format = given
+                    last = String(last[..<dot])
+                } else if request.headers[.accept]?.contains("text/event-stream") == true {
+                    format = .sse
+                }
+                let parameters = try QueryString.decode(request.uri.query)
+                switch (segments.count, segments.first ?? "") {
+                case (1, "") where format == .html:
+                    guard parameters.allSatisfy({ ViewParameters.ignored.contains($0.name) }) else {
+                        throw ServeError(.badRequest, "the database page takes no parameters")
+                    }
+                    return try await databasePage(request, format: .html)
+                case (2, "-"):
+                    switch (segments[1], format) {
+                    case ("sqlq.css", _): return asset(Assets.css, "text/css; charset=utf-8")
+                    case ("sqlq.js", _): return asset(Assets.javaScript, "text/javascript; charset=utf-8")
+                    case ("database.json", .json), ("database.sse", .sse):
+                        return try await databasePage(request, format: format)
+                    default: break
+                    }
+                case (1, _) where !last.isEmpty:
+                    return try await tablePage(
+                        request, table: last, parameters: try ViewParameters(parameters), format: format)
+                case (2, _) where !segments[0].isEmpty:
+                    guard parameters.allSatisfy({ ViewParameters.ignored.contains($0.name) }) else {
+                        throw ServeError(.badRequest, "a row's page takes no parameters")
+                    }
+                    return try await rowPage(request, table: segments[0], rowID: last, format: format)
+                default: break
+                }
+                throw ServeError(
+                    .badRequest,
+                    "no page has the path \(request.uri.path): the pages are /, /TABLE and /TABLE/ROWID, "
+                        + "with .json, .ndjson, .csv or .sse for the data")
+            } catch let error as HTTPError where error.status == .serviceUnavailable {
+                // The streams' cap, with its Retry-After.
+                var response = failure(
+                    ServeError(.serviceUnavailable, error.body ?? "too many clients"), format: format)
+                response.headers.append(contentsOf: error.headers)
+                return response
+            } catch {
+                return failure(ServeError.from(error), format: format)
+            }
+        }
+
+        // MARK: Pages
+
+        private func databasePage(_ request: Request, format: Format) async throws -> Response {
+            let key = DatabaseRequest(timeLimit: timeLimit)
+            switch format {
+            case .sse: return try streams.response(streaming: .fetch(key, database: connection), for: request)
+            case .json: return try json(try await connection.read { db in try key.fetch(db) })
+            default: return html(PageRenderer.databasePage(try await connection.read { db in try key.fetch(db) }))
+            }
+        }
+
+        private func tablePage(
+            _ request: Request, table: String, parameters: ViewParameters, format: Format
+        ) async throws -> Response {
+            let timeLimit = self.timeLimit
+            if format == .html {
+                // A bad view is shown in the page, its message under the filter form.
+                let (view, searchable, page, error) = try await connection.read {
+                    db -> (TableViewRequest?, Bool, TablePage?, ServeError?) in
+                    let schema = try TableSchema(db, table: table)
+                    let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
+                    do {
+                        let view = try TableViewRequest(
+                            table: table, parameters: parameters, db: db, timeLimit: timeLimit)
+                        return (view, searchable, try view.fetch(db), nil)
+                    } catch {
+                        return (nil, searchable, nil, ServeError.from(error))
+                    }
+                }
+                let body = PageRenderer.tablePage(
+                    table: view?.table ?? table, parameters: parameters, request: view, page: page,
+                    error: error?.message, searchable: searchable)
+                return html(body, status: error?.status ?? .ok)
+            }
+            let view = try await connection.read { db in
+                try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
+            }
+            if format == .sse {
+                return try streams.response(streaming: .fetch(view, database: connection), for: request)
+            }
+            let page = try await connection.read { db in try view.fetch(db) }
+            switch format {
+            case .json: return try json(page)
+            case .ndjson: return data(RowsEncoding.ndjson(page), format: .ndjson)
+            default: return data(RowsEncoding.csv(page), format: .csv)
+            }
+        }
+
+        private func rowPage(_ request: Request, table: String, rowID: String, format: Format) async throws -> Response
+        {
+            let timeLimit = self.timeLimit
+            let key = try await connection.read { db in
+                try RowRequest(table: table, rowID: rowID, db: db, timeLimit: timeLimit)
+            }
+            switch format {
+            case .sse: return try streams.response(streaming: .fetch(key, database: connection), for: request)
+            case .json: return try json(try await connection.read { db in try key.fetch(db) })
+            case .html:
+                return html(PageRenderer.rowPage(try await connection.read { db in try key.fetch(db) }, request: key))
+            default: throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
+            }
+        }
+
+        // MARK: Answers
+
+        private func html(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+            data(Array(body.utf8), format: .html, status: status)
+        }
+
+        private func json(_ value: some Encodable) throws -> Response {
+            var bytes = Array(try ServeJSON.makeEncoder().encode(value))
+            bytes.append(UInt8(ascii: "\n"))
+            return data(bytes, format: .json)
+        }
+
+        private func asset(_ text: String, _ contentType: String) -> Response {
+            var headers = HTTPFields()
+            headers[.contentType] = contentType
+            headers[.cacheControl] = "no-cache"
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBufferAllocator().buffer(string: text)))
+        }
+
+        private func data(_ bytes: [UInt8], format: Format, status: HTTPResponse.Status = .ok) -> Response {
+            var headers = HTTPFields()
+            headers[.contentType] = format.contentType
+            headers[.cacheControl] = "no-store"
+            return Response(
+                status: status, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBufferAllocator().buffer(bytes: bytes)))
+        }
+
+        /// The answer to a bad request, in the form the request asked for.
+        private func failure(_ error: ServeError, format: Format) -> Response {
+            switch format {
+            case .html:
+                return html(PageRenderer.errorPage(error), status: error.status)
+            case .json, .ndjson:
+                let body = (try? ServeJSON.makeEncoder().encode(["error": error.message])).map(Array.init) ?? []
+                return data(body + [UInt8(ascii: "\n")], format: .json, status: error.status)
+            case .csv, .sse:
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; charset=utf-8"
+                return Response(
+                    status: error.status, headers: headers,
+                    body: ResponseBody(byteBuffer: ByteBufferAllocator().buffer(string: error.message + "\n")))
+            }
+        }
+    }
+#endif
