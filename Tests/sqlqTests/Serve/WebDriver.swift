@@ -92,6 +92,7 @@
         }
 
         /// Runs `script` in the page: it calls its last argument with the result.
+        @discardableResult
         func executeAsync(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
             try await command("POST", "/session/\(session)/execute/async", ["script": script, "args": arguments])
         }
