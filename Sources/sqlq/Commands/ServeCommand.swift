@@ -56,9 +56,14 @@
             guard timeLimit > 0, timeLimit <= 3_600 else {
                 throw ValidationError("--time-limit takes a number of seconds above 0 and at most 3600")
             }
-            if let token, token.isEmpty || token.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == 0x3B }) {
+            // What a cookie's value may hold (RFC 6265), since the token travels as one.
+            let refused = Set("\";,\\".utf8)
+            if let token,
+                token.isEmpty || token.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || refused.contains($0) })
+            {
                 throw ValidationError(
-                    "--token must be printable ASCII with no spaces or semicolons, such as a hex string")
+                    "--token must be printable ASCII with no spaces, quotes, commas, semicolons or backslashes, such as a hex string"
+                )
             }
         }
 

@@ -364,6 +364,15 @@
             }
         }
 
+        @Test(
+            "--token refuses what a cookie cannot carry, exiting 2 before it serves",
+            arguments: ["", "a b", "a;b", "a\"b", "a,b", "a\\b", "é"])
+        func tokenThatNoCookieCarries(token: String) throws {
+            let result = try Executable.run(["serve", "--port", "0", "--token", token])
+            #expect(result.status == 2)
+            #expect(result.errors.contains("--token must be printable ASCII"), "\(result.errors)")
+        }
+
         // MARK: Live
 
         @Test(
