@@ -258,8 +258,11 @@ struct ForeignKeyPath {
         var message: String
     }
 
-    /// The foreign key of `table` that `column` is part of.
-    private static func foreignKey(of column: String, in table: String, db: Database) throws -> Hop {
+    /// The foreign keys `table` declares, as SQLite lists them: each key's columns by key id, and
+    /// the ids in declaration order.
+    static func declaredForeignKeys(of table: String, in db: Database) throws -> (
+        keys: [Int64: [(parent: String, from: String, to: String?)]], order: [Int64]
+    ) {
         let rows = try db.fetchAll(
             "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", [.text(table)])
         var keys: [Int64: [(parent: String, from: String, to: String?)]] = [:]
@@ -269,6 +272,12 @@ struct ForeignKeyPath {
             if keys[id] == nil { order.append(id) }
             keys[id, default: []].append((try row[1], try row[2], try row[3]))
         }
+        return (keys, order)
+    }
+
+    /// The foreign key of `table` that `column` is part of.
+    private static func foreignKey(of column: String, in table: String, db: Database) throws -> Hop {
+        let (keys, order) = try declaredForeignKeys(of: table, in: db)
         func describe(_ id: Int64) -> String {
             let parts = keys[id]!
             let to = parts.compactMap(\.to)

@@ -19,16 +19,7 @@
 
         /// The single-column foreign keys of `table` whose parent exists.
         static func all(of table: String, in db: Database) throws -> [ForeignKeyLabel] {
-            let rows = try db.fetchAll(
-                "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq",
-                [.text(table)])
-            var keys: [Int64: [(parent: String, from: String, to: String?)]] = [:]
-            var order: [Int64] = []
-            for row in rows {
-                let id: Int64 = try row[0]
-                if keys[id] == nil { order.append(id) }
-                keys[id, default: []].append((try row[1], try row[2], try row[3]))
-            }
+            let (keys, order) = try ForeignKeyPath.declaredForeignKeys(of: table, in: db)
             var labels: [ForeignKeyLabel] = []
             for id in order {
                 guard let parts = keys[id], parts.count == 1, let part = parts.first,
