@@ -17,6 +17,8 @@ protocol AnyLiveChannel: AnyObject, Sendable {
     func cancel()
     /// Each client's pending events and skipped values; for tests.
     var clientStatistics: [(pending: Int, skipped: Int)] { get }
+    /// How many clients the channel serves, and how many rounds fetched its key's query.
+    var readerStatistics: (clients: Int, fetches: Int) { get }
 }
 
 /// One key served to its clients: one reader, whose values are encoded once and posted to every
@@ -104,6 +106,10 @@ final class LiveChannel<Value: Encodable & Sendable>: AnyLiveChannel {
 
     var clientStatistics: [(pending: Int, skipped: Int)] {
         state.withLock { $0.clients.values.map(\.statistics) }
+    }
+
+    var readerStatistics: (clients: Int, fetches: Int) {
+        state.withLock { ($0.clients.count, $0.reader?.fetchCount ?? 0) }
     }
 
     /// The reader, while the channel follows its key; for tests.

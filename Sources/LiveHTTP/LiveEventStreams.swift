@@ -248,6 +248,13 @@ public final class LiveEventStreams: Sendable {
         (state.withLock { $0.channels[key] } as? LiveChannel<Value>)?.reader
     }
 
+    /// For each key with a reader open: how many clients it serves, and how many rounds fetched
+    /// its query (the first load included), so that a server can show that clients share queries
+    /// and how often each one runs.
+    package var readerStatistics: [(clients: Int, fetches: Int)] {
+        state.withLock { Array($0.channels.values) }.map(\.readerStatistics)
+    }
+
     /// Each client's pending events and skipped values.
     package var clientStatistics: [(pending: Int, skipped: Int)] {
         state.withLock { Array($0.channels.values) }.flatMap(\.clientStatistics)

@@ -75,6 +75,7 @@
                     case ("sqlq.js", _): return asset(Assets.javaScript, "text/javascript; charset=utf-8")
                     case ("database.json", .json), ("database.sse", .sse):
                         return try await databasePage(request, format: format)
+                    case ("stats.json", .json): return try json(ServerStats(streams: streams))
                     default: break
                     }
                 case (1, _) where !last.isEmpty:
