@@ -36,6 +36,8 @@ let package = Package(
         ),
         // Whole-process timings of the sqlq executable against the sqlite3 shell (see run-cli).
         .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite"]),
+        // `sqlq serve` under 1,000 live clients, and its JSON API against Datasette's (see run-serve).
+        .executableTarget(name: "ServeBenchmarks", dependencies: ["BenchSQLite"]),
         // sqlq's `query` options parsed by argument-parser, and nothing else: the floor of sqlq's start.
         .executableTarget(
             name: "ArgumentParserFloor",
