@@ -35,9 +35,11 @@ let package = Package(
             ]
         ),
         // Whole-process timings of the sqlq executable against the sqlite3 shell (see run-cli).
-        .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite"]),
+        // The 1,000,000-row items database that the sqlq benchmarks share, built with raw sqlite3.
+        .target(name: "BenchmarkItems", dependencies: ["BenchSQLite"]),
+        .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite", "BenchmarkItems"]),
         // `sqlq serve` under 1,000 live clients, and its JSON API against Datasette's (see run-serve).
-        .executableTarget(name: "ServeBenchmarks", dependencies: ["BenchSQLite"]),
+        .executableTarget(name: "ServeBenchmarks", dependencies: ["BenchSQLite", "BenchmarkItems"]),
         // sqlq's `query` options parsed by argument-parser, and nothing else: the floor of sqlq's start.
         .executableTarget(
             name: "ArgumentParserFloor",

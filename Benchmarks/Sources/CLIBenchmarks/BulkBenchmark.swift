@@ -1,4 +1,5 @@
 import BenchSQLite
+import BenchmarkItems
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import BenchmarkItems
 import Foundation
 
 #if canImport(Glibc)
@@ -138,9 +139,4 @@ enum Clock {
     static func milliseconds(since start: UInt64) -> Double {
         Double(now - start) / 1e6
     }
-}
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,4 @@
+import BenchmarkItems
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import BenchmarkItems
 import Foundation
 
 // Whole-process wall time of `sqlq query` against the sqlite3 shell running the same SQL, on a

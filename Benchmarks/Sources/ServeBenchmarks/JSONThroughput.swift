@@ -1,3 +1,4 @@
+import BenchmarkItems
 import Foundation
 
 /// The JSON API of `sqlq serve` against Datasette's, on the same file and the same filtered,

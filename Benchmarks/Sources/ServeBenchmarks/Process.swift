@@ -1,3 +1,4 @@
+import BenchmarkItems
 import Foundation
 
 #if canImport(Glibc)
@@ -114,11 +115,6 @@ enum Clock {
     static func milliseconds(since start: UInt64) -> Double {
         Double(now - start) / 1e6
     }
-}
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// The value below which `fraction` of the sorted values lie (nearest rank).

@@ -1,3 +1,4 @@
+import BenchmarkItems
 import Foundation
 
 // `sqlq serve` (a release build) against the targets of its issue, on the 1,000,000-row items

@@ -1,11 +1,11 @@
 import BenchSQLite
 import Foundation
 
-/// The items database the command-line benchmarks query: the demo schema of
+/// The items database the command-line and `sqlq serve` benchmarks query: the demo schema of
 /// Migrations/0001_create_lists_and_items.sql (with its index on (priority, due)), filled with
 /// `rows` items by the demo seed's formulas. Built once, with raw sqlite3 calls, and kept.
-enum BenchmarkDatabase {
-    static func prepare(path: String, rows: Int, schemaFile: String) throws {
+package enum BenchmarkDatabase {
+    package static func prepare(path: String, rows: Int, schemaFile: String) throws {
         if FileManager.default.fileExists(atPath: path), (try? count(path)) == rows { return }
         try? FileManager.default.removeItem(atPath: path)
         FileHandle.standardError.write(Data("building \(path) with \(rows) items…\n".utf8))
@@ -41,16 +41,16 @@ enum BenchmarkDatabase {
             """)
     }
 
-    static func count(_ path: String) throws -> Int {
+    package static func count(_ path: String) throws -> Int {
         try RawConnection(path: path).integer("SELECT count(*) FROM items")
     }
 }
 
 /// A plain sqlite3 connection: another program, as far as sqlq is concerned.
-final class RawConnection {
-    let handle: OpaquePointer
+package final class RawConnection {
+    package let handle: OpaquePointer
 
-    init(path: String) throws {
+    package init(path: String) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle
         else {
@@ -62,7 +62,7 @@ final class RawConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
             defer { sqlite3_free(message) }
@@ -70,7 +70,7 @@ final class RawConnection {
         }
     }
 
-    func integer(_ sql: String) throws -> Int {
+    package func integer(_ sql: String) throws -> Int {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
             throw BenchmarkError("cannot prepare \(sql)")
@@ -79,4 +79,10 @@ final class RawConnection {
         guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchmarkError("no row for \(sql)") }
         return Int(sqlite3_column_int64(statement, 0))
     }
+}
+
+/// A benchmark that cannot go on, and why.
+package struct BenchmarkError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
