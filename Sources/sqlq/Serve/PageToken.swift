@@ -282,7 +282,8 @@
                 case .noRowID: "it has no rowid or primary key to break ties"
                 case .foreignKeyPath: "it sorts by a foreign-key path"
                 case .rank: "it sorts a search by rank"
-                case .tooManyKeys: "it sorts by more than \(PageToken.maximumValues - 1) columns"
+                case .tooManyKeys:
+                    "it sorts by more columns than a page token holds (\(PageToken.maximumValues), with the tiebreaker)"
                 }
             }
         }

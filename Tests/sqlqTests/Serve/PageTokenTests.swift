@@ -188,14 +188,14 @@
         }
 
         /// Every page of the view, each fetched as the server fetches it, following `next`.
-        static func walk(_ db: Database, _ parameters: ViewParameters, limit: Int) throws -> (
+        static func walk(_ db: Database, _ parameters: ViewParameters, table: String = "t", limit: Int) throws -> (
             rows: [[SQLiteValue]], tokens: [String]
         ) {
             var parameters = parameters
             var rows: [[SQLiteValue]] = []
             var tokens: [String] = []
             for _ in 0...limit {
-                let page = try TableViewRequest(table: "t", parameters: parameters, db: db, timeLimit: .seconds(10))
+                let page = try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: .seconds(10))
                     .fetch(db)
                 rows += page.rows
                 guard let next = page.next else { return (rows, tokens) }
@@ -247,15 +247,18 @@
                 CREATE TABLE lists(id INTEGER PRIMARY KEY, name TEXT);
                 CREATE TABLE items(id INTEGER PRIMARY KEY, list_id INTEGER REFERENCES lists(id), title TEXT);
                 CREATE VIEW named AS SELECT title FROM items;
+                CREATE VIRTUAL TABLE items_search USING fts5(title, content='items', content_rowid='id');
                 INSERT INTO lists VALUES (1, 'b'), (2, 'a');
-                INSERT INTO items VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 1, 'z');
+                INSERT INTO items VALUES (1, 1, 'x one'), (2, 2, 'x two x'), (3, 1, 'x three');
+                INSERT INTO items_search(items_search) VALUES ('rebuild');
                 """)
             let keyset = PageToken.keyset(fingerprint: 1, values: [.integer(1)]).text
-            for (table, sort, reason) in [
-                ("named", "title", "it has no rowid or primary key to break ties"),
-                ("items", "list_id.name", "it sorts by a foreign-key path"),
+            for (table, view, reason) in [
+                ("named", [("sort", "title")], "it has no rowid or primary key to break ties"),
+                ("items", [("sort", "list_id.name")], "it sorts by a foreign-key path"),
+                ("items", [("search", "x")], "it sorts a search by rank"),
             ] {
-                var parameters = try ViewParameters([("sort", sort), ("size", "2")])
+                var parameters = try ViewParameters(view + [("size", "2")])
                 let request = try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: .seconds(5))
                 #expect(request.order == nil)
                 #expect(try request.fetch(db).next == "o2")
@@ -266,6 +269,13 @@
                     (error as? ServeError)?.message.contains("this view pages by offset: " + reason) == true
                 }
             }
+            // A search sorted by a column pages by keyset.
+            let sorted = try ViewParameters([("search", "x"), ("sort", "-title"), ("size", "1")])
+            let request = try TableViewRequest(table: "items", parameters: sorted, db: db, timeLimit: .seconds(5))
+            #expect(request.order != nil)
+            let (rows, tokens) = try Self.walk(db, sorted, table: "items", limit: 4)
+            #expect(rows.map { $0[2] } == [.text("x two x"), .text("x three"), .text("x one")])
+            #expect(tokens.count == 2 && tokens.allSatisfy { $0.hasPrefix("k") })
         }
     }
 #endif
