@@ -226,8 +226,11 @@
         /// Ties a token to this order: a token of another sort or table is refused.
         var fingerprint: UInt32
 
-        /// The order of `query`, on the table `table`; or why its view pages by offset.
-        static func make(_ query: TableQuery, searched: Bool, db: Database) throws -> Result<KeysetOrder, Reason> {
+        /// The order of `query`, on a table whose `INTEGER PRIMARY KEY` is `rowIDColumn`; or why
+        /// its view pages by offset.
+        static func make(
+            _ query: TableQuery, searched: Bool, rowIDColumn: String?, db: Database
+        ) throws -> Result<KeysetOrder, Reason> {
             let table = query.request.tableName
             var orderings = query.request.select.orderings
             var keys: [Key] = []
@@ -245,7 +248,6 @@
             }
             let type = try db.fetchOne(String.self, "SELECT type FROM sqlite_master WHERE name = ?", [.text(table)])
             guard type == "table" else { return .failure(.noRowID) }
-            let rowIDColumn = try ForeignKeyLabel.rowIDColumn(of: table, in: db)
             let sortsByRowID =
                 rowIDColumn.map { rowID in
                     keys.contains {

@@ -38,7 +38,8 @@
             self.table = query.request.tableName
             self.parameters = parameters
             rows = query.request
-            switch try KeysetOrder.make(query, searched: parameters.search != nil, db: db) {
+            rowIDColumn = try ForeignKeyLabel.rowIDColumn(of: self.table, in: db)
+            switch try KeysetOrder.make(query, searched: parameters.search != nil, rowIDColumn: rowIDColumn, db: db) {
             case .success(let order):
                 self.order = order
                 rows = rows.sort(order.orderings)
@@ -57,7 +58,6 @@
                 }
             }
             foreignKeys = try ForeignKeyLabel.all(of: self.table, in: db)
-            rowIDColumn = try ForeignKeyLabel.rowIDColumn(of: self.table, in: db)
             self.timeLimit = timeLimit
         }
 

@@ -33,11 +33,18 @@
                 let first = try await server.request("/players.json?sort=score&size=3").json()
                 #expect(Self.names(first) == ["ann", "bob", "cid"])
                 let next = try #require(first["next"] as? String)
+                // The page's "next page" link carries the same token.
+                let page = try await server.request("/players?sort=score&size=3")
+                let link =
+                    "/players" + (try ViewParameters([("sort", "score"), ("size", "3")])).query { $0.after = next }
+                #expect(page.body.contains("<a href=\"\(HTMLEscaper.escape(link))\" rel=\"next\">next page</a>"))
                 // Sorts first: with an offset, the next page would start one row early.
                 try Shell.sqlite3(database.path, "INSERT INTO players(name, score) VALUES ('abe', 5)")
                 let second = try await server.request("/players.json?sort=score&size=3&after=" + encoded(next)).json()
                 #expect(Self.names(second) == ["dee", "eve", "fay"])
                 #expect(second["next"] is NSNull)
+                let secondPage = try await server.request(link)
+                #expect(secondPage.body.contains("dee") && !secondPage.body.contains("cid"))
             }
         }
 
