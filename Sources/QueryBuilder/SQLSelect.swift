@@ -12,7 +12,7 @@ package struct SQLSelect: Hashable, Sendable {
     @usableFromInline package var selection: [SQLExpression] = []
     /// The filters so far, ANDed.
     @usableFromInline package var predicate: SQLExpression?
-    @usableFromInline var orderings: [SQLOrdering] = []
+    @usableFromInline package var orderings: [SQLOrdering] = []
     @usableFromInline package var limit: Int?
     @usableFromInline var offset: Int?
 

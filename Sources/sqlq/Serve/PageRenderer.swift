@@ -191,7 +191,7 @@
             html += "</tr></thead><tbody>"
             let rowIDIndex = request.rowIDColumn.flatMap { key in page.columns.firstIndex { $0.sqliteNameMatches(key) }
             }
-            let offset = (try? parameters.offset()) ?? 0
+            let offset = request.offset
             for (number, row) in page.rows.enumerated() {
                 let key = rowIDIndex.map { row[$0].cellText } ?? String(offset + number)
                 html += "<tr data-key=\"\(e(key))\">"

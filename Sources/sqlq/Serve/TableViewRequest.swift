@@ -8,8 +8,15 @@
         /// The table as the schema spells it.
         var table: String
         var parameters: ViewParameters
-        /// The rows of the page and one more, the facets and the filter they count within.
+        /// The view's query, the facets and the filter they count within.
         var query: TableQuery
+        /// The rows of the page and one more: the view's query from where the token says, in
+        /// the keyset order when the view has one, selecting that order's keys after the view's
+        /// columns.
+        var rows: QueryInterfaceRequest<Row>
+        /// The keyset order of the view, or nil when it pages by offset.
+        var order: KeysetOrder?
+        /// The row the page starts at, for a page reached by an offset token; 0 otherwise.
         var offset: Int
         var foreignKeys: [ForeignKeyLabel]
         /// The table's `INTEGER PRIMARY KEY`, by which a row's page is found.
@@ -18,7 +25,9 @@
 
         /// The view of `table` that `parameters` describe, every name checked against the schema.
         init(table: String, parameters: ViewParameters, db: Database, timeLimit: Duration) throws {
-            let arguments = try parameters.queryArguments(table: table)
+            let token = try parameters.after.map(PageToken.init)
+            if case .offset(let offset) = token { self.offset = offset } else { offset = 0 }
+            let arguments = parameters.queryArguments(table: table, offset: offset)
             let options: QueryOptions
             do {
                 options = try QueryOptions.parse(arguments)
@@ -28,11 +37,32 @@
             query = try options.makeQuery(db)
             self.table = query.request.tableName
             self.parameters = parameters
-            offset = try parameters.offset()
-            foreignKeys = try ForeignKeyLabel.all(of: self.table, in: db)
+            rows = query.request
             rowIDColumn = try ForeignKeyLabel.rowIDColumn(of: self.table, in: db)
+            switch try KeysetOrder.make(query, searched: parameters.search != nil, rowIDColumn: rowIDColumn, db: db) {
+            case .success(let order):
+                self.order = order
+                rows = rows.sort(order.orderings)
+                if case .keyset(let fingerprint, let values) = token {
+                    rows = rows.filter(order.condition(after: try order.values(of: fingerprint, values)))
+                }
+                let selection = rows.select.selection.isEmpty ? [Self.allColumns] : rows.select.selection
+                rows = rows.select(selection + order.keys.map(\.expression))
+            case .failure(let reason):
+                order = nil
+                if case .keyset = token {
+                    throw ServeError(
+                        .badRequest,
+                        "after= is a keyset page token, but this view pages by offset: \(reason.description); use the next token a page gives"
+                    )
+                }
+            }
+            foreignKeys = try ForeignKeyLabel.all(of: self.table, in: db)
             self.timeLimit = timeLimit
         }
+
+        /// `*`, which the keyset order's keys follow.
+        private static let allColumns = SQLExpression(SQLFragment([.sql("*")]), precedence: .atom)
 
         /// An option's message with the option named as the query string names it.
         private static func optionMessage(_ message: String) -> String {
@@ -48,14 +78,26 @@
 
         func fetch(_ db: Database) throws -> TablePage {
             try QueryTimeLimit.run(db, limit: timeLimit) {
-                var result = try ResultSet.fetch(db, sql: query.sql, arguments: query.arguments)
+                var result = try ResultSet.fetch(db, sql: rows.sql, arguments: rows.arguments)
+                let keyCount = order?.keys.count ?? 0
+                let hasMore = result.rows.count > parameters.size
+                if hasMore { result.rows.removeLast(result.rows.count - parameters.size) }
+                let lastKeys = result.rows.last.map { Array($0.suffix(keyCount)) }
+                if keyCount > 0 {
+                    result.columns.removeLast(keyCount)
+                    for index in result.rows.indices { result.rows[index].removeLast(keyCount) }
+                }
                 var seen: Set<String> = []
                 for column in result.columns where !seen.insert(column).inserted {
                     throw ServeError(
                         .badRequest, "the column \"\(column)\" is selected twice; name each column once in columns=")
                 }
-                let hasMore = result.rows.count > parameters.size
-                if hasMore { result.rows.removeLast(result.rows.count - parameters.size) }
+                var next: String?
+                if hasMore, let order, let lastKeys {
+                    next = try nextToken(order: order, after: lastKeys, db)
+                } else if hasMore {
+                    next = PageToken.offset(offset + parameters.size).text
+                }
                 var countSQL = "SELECT count(*) FROM " + String.quotedIdentifier(table)
                 var countArguments: [SQLiteValue] = []
                 if let filter = query.filter {
@@ -75,8 +117,23 @@
                 return TablePage(
                     table: table, columns: result.columns, rows: result.rows, count: count,
                     facets: try query.fetchFacets(db),
-                    next: hasMore ? PageToken.make(offset: offset + parameters.size) : nil, labels: labels)
+                    next: next, labels: labels)
             }
+        }
+
+        /// The token of the page after the row whose keys are `values`: a keyset token, or where
+        /// a key's value is too long for one, the offset of the next row now, counted.
+        private func nextToken(order: KeysetOrder, after values: [SQLiteValue], _ db: Database) throws -> String {
+            let token = PageToken.keyset(fingerprint: order.fingerprint, values: values).text
+            if token.utf8.count <= PageToken.maximumLength { return token }
+            var upToRow = Table(table).all()
+            if let filter = query.filter { upToRow = upToRow.filter(filter) }
+            let after = order.condition(after: values)
+            // The condition is NULL for some rows before it, which are counted too.
+            upToRow = upToRow.filter(
+                SQLExpression(SQLFragment(after.fragment.segments + [.sql(" IS NOT 1")]), precedence: .comparison))
+            let count = try db.fetchOne(Int.self, upToRow.countSQL, upToRow.countArguments) ?? 0
+            return PageToken.offset(count).text
         }
     }
 

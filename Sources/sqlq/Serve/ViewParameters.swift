@@ -8,7 +8,7 @@
     #endif
 
     /// A table view's state, as its query string holds it, so that a view can be shared as a URL:
-    /// `?where=priority >= 3&sort=-due&columns=id,title&facet=list_id&search=milk&after=o50&size=50`.
+    /// `?where=priority >= 3&sort=-due&columns=id,title&facet=list_id&search=milk&after=k…&size=50`.
     /// `where`, `sort`, `columns` and `facet` repeat; the others may appear once.
     struct ViewParameters: Hashable, Sendable {
         var filters: [String] = []
@@ -16,7 +16,7 @@
         var columns: [String] = []
         var facets: [String] = []
         var search: String?
-        /// Where the page starts: a token from a previous page's `next`.
+        /// Where the page starts: a ``PageToken`` from a previous page's `next`.
         var after: String?
         var size = Self.defaultSize
 
@@ -63,22 +63,16 @@
 
         init() {}
 
-        /// Where the page starts, from `after=`.
-        func offset() throws -> Int {
-            guard let after else { return 0 }
-            return try PageToken.offset(after)
-        }
-
         /// The options of `sqlq query` that make this view's query, with one row more than a page
-        /// to tell whether another page follows.
-        func queryArguments(table: String) throws -> [String] {
+        /// to tell whether another page follows, from row `offset` on.
+        func queryArguments(table: String, offset: Int) -> [String] {
             var arguments: [String] = []
             for filter in filters { arguments += ["--where", filter] }
             for sort in sort { arguments += ["--sort", sort] }
             for columns in columns { arguments += ["--columns=" + columns] }
             for facet in facets { arguments += ["--facet", facet] }
             if let search { arguments += ["--search", search] }
-            arguments += ["--limit", String(size + 1), "--offset", String(try offset())]
+            arguments += ["--limit", String(size + 1), "--offset", String(offset)]
             // After "--", a table named like an option is still the table.
             return arguments + ["--", table]
         }
@@ -98,24 +92,6 @@
             if parameters.size != Self.defaultSize { pairs.append(("size", String(parameters.size))) }
             if pairs.isEmpty { return "" }
             return "?" + pairs.map { QueryString.encode($0) + "=" + QueryString.encode($1) }.joined(separator: "&")
-        }
-    }
-
-    /// The token of a page after the first: `o` and the offset of its first row. Opaque to
-    /// clients, which pass on the `next` a page gives them.
-    enum PageToken {
-        static func make(offset: Int) -> String { "o" + String(offset) }
-
-        static func offset(_ token: String) throws -> Int {
-            guard token.first == "o", let offset = Int(token.dropFirst()), offset >= 0,
-                token.utf8.count <= 19, token.dropFirst().allSatisfy(\.isASCII)
-            else {
-                throw ServeError(
-                    .badRequest,
-                    "after= is not a page token of this server: \"\(token)\"; use the next token a page gives, such as after=o50"
-                )
-            }
-            return offset
         }
     }
 
