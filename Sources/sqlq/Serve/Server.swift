@@ -119,21 +119,21 @@
             let timeLimit = self.timeLimit
             if format == .html {
                 // A bad view is shown in the page, its message under the filter form.
-                let (view, searchable, page, error) = try await connection.read {
-                    db -> (TableViewRequest?, Bool, TablePage?, ServeError?) in
+                let (view, schema, searchable, page, error) = try await connection.read {
+                    db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
                     let schema = try TableSchema(db, table: table)
                     let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
                     do {
                         let view = try TableViewRequest(
                             table: table, parameters: parameters, db: db, timeLimit: timeLimit)
-                        return (view, searchable, try view.fetch(db), nil)
+                        return (view, schema, searchable, try view.fetch(db), nil)
                     } catch {
-                        return (nil, searchable, nil, ServeError.from(error))
+                        return (nil, schema, searchable, nil, ServeError.from(error))
                     }
                 }
                 let body = PageRenderer.tablePage(
                     table: view?.table ?? table, parameters: parameters, request: view, page: page,
-                    error: error?.message, searchable: searchable)
+                    error: error?.message, searchable: searchable, tableColumns: schema.columns.map(\.name))
                 return html(body, status: error?.status ?? .ok)
             }
             let view = try await connection.read { db in

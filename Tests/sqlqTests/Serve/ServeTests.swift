@@ -64,7 +64,7 @@
                 // A facet value's link keeps the filter and adds `column = value`.
                 #expect(
                     page.body.contains(
-                        "<a href=\"/notes?where=stars%20%3E%3D%200&amp;where=%22folder_id%22%20%3D%201&amp;sort=-id&amp;facet=folder_id\">1</a> <span class=\"count\">2</span>"
+                        "<a href=\"/notes?where=stars%20%3E%3D%200&amp;where=%22folder_id%22%20%3D%201&amp;sort=-id&amp;facet=folder_id\" class=\"label\">Inbox</a> <span class=\"key\">1</span> <span class=\"count\">2</span>"
                     ))
                 // The sorted column's header sorts the other way.
                 #expect(

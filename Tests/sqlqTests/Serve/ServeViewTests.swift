@@ -1,0 +1,165 @@
+#if HTTP
+    import Foundation
+    import Testing
+
+    @testable import sqlq
+
+    /// The column picker, the foreign-key labels of facets, the one-time login URL of `--token`
+    /// and `--allow-sql`'s SQL page, against a real `sqlq serve`.
+    @Suite("sqlq serve: the view's tools", .serialized)
+    struct ServeViewTests {
+        // MARK: The column picker
+
+        @Test("The column picker is a plain GET form: a checkbox per column, checked when shown, the view kept")
+        func columnPicker() async throws {
+            let database = try ServeTests.notesDatabase()
+            try Shell.sqlite3(
+                database.path,
+                #"CREATE TABLE odd(id INTEGER PRIMARY KEY, "a.b" TEXT, "c,d" TEXT, "-e" TEXT);"#
+                    + #" INSERT INTO odd VALUES (1, 'dot', 'comma', 'dash');"#)
+            try await withServer(["--db", database.path]) { server in
+                let view = "where=\(encoded("stars >= 0"))&sort=-id&facet=folder_id&size=3"
+                let page = try await server.request("/notes?" + view)
+                let picker = try Self.form("columns", in: page.body)
+                #expect(picker.hasPrefix("<form method=\"get\" action=\"/notes\" id=\"columns\" class=\"columns\">"))
+                for hidden in [
+                    ("where", "stars &gt;= 0"), ("sort", "-id"), ("facet", "folder_id"), ("size", "3"),
+                ] {
+                    #expect(picker.contains("<input type=\"hidden\" name=\"\(hidden.0)\" value=\"\(hidden.1)\">"))
+                }
+                // Every column is shown, so every box is checked, in the table's order.
+                #expect(
+                    Self.boxes(picker)
+                        == [
+                            ("id", "id", true), ("folder_id", "folder_id", true), ("body", "body", true),
+                            ("stars", "stars", true),
+                        ].map(Box.init))
+
+                // Unticking body and submitting, as a browser does: the view stays, body goes.
+                let query = Self.submission(of: picker, unticking: ["body"])
+                #expect(
+                    query
+                        == "where=stars%20%3E%3D%200&sort=-id&facet=folder_id&size=3&columns=id&columns=folder_id&columns=stars"
+                )
+                let narrowed = try await server.request("/notes?" + query)
+                #expect(narrowed.status == 200)
+                #expect(narrowed.body.contains("<p id=\"count\" data-live>4 rows match</p>"))
+                #expect(narrowed.body.contains("<div class=\"facet\" data-key=\"folder_id\">"))
+                #expect(!narrowed.body.contains(">body</a></th>"))
+                #expect(narrowed.body.contains(">stars</a></th>"))
+                // The shown columns first, in their order, checked; the others after, unchecked.
+                let again = try await server.request("/notes?" + view + "&columns=stars,id")
+                #expect(
+                    Self.boxes(try Self.form("columns", in: again.body))
+                        == [
+                            ("stars", "stars", true), ("id", "id", true), ("folder_id", "folder_id", false),
+                            ("body", "body", false),
+                        ].map(Box.init))
+                // The same view as one columns= with commas.
+                let repeated = try await server.request("/notes.json?" + query)
+                let joined = try await server.request(
+                    "/notes.json?" + view + "&columns=" + encoded("id,folder_id,stars"))
+                #expect(repeated.body == joined.body)
+
+                // A name holding a dot, a comma or a leading dash is quoted as the option reads it.
+                let odd = try await server.request("/odd")
+                let oddBoxes = Self.boxes(try Self.form("columns", in: odd.body))
+                #expect(
+                    oddBoxes
+                        == [
+                            ("id", "id", true), ("\"a.b\"", "a.b", true), ("\"c,d\"", "c,d", true),
+                            ("\"-e\"", "-e", true),
+                        ].map(Box.init))
+                let oddQuery = Self.submission(of: try Self.form("columns", in: odd.body), unticking: ["id"])
+                let oddJSON = try await server.request("/odd.json?" + oddQuery).json()
+                #expect(oddJSON["columns"] as? [String] == ["a.b", "c,d", "-e"], "\(oddJSON)")
+            }
+        }
+
+        struct Box: Equatable, CustomStringConvertible {
+            var value: String
+            var label: String
+            var checked: Bool
+            init(_ box: (String, String, Bool)) { (value, label, checked) = box }
+            var description: String { "\(value)|\(label)|\(checked)" }
+        }
+
+        /// The form with `id` in `html`, from its start tag to its end tag.
+        static func form(_ id: String, in html: String) throws -> String {
+            let start = try #require(html.range(of: "<form method=\"get\" action=\"/"), "no form")
+            let tail = html[start.lowerBound...]
+            let own = try #require(tail.range(of: " id=\"\(id)\""), "no form \(id)")
+            let formStart = try #require(html[..<own.lowerBound].range(of: "<form", options: .backwards))
+            let end = try #require(html[formStart.lowerBound...].range(of: "</form>"))
+            return String(html[formStart.lowerBound..<end.upperBound])
+        }
+
+        /// The checkboxes of a picker: value, label and whether checked, HTML unescaped.
+        static func boxes(_ form: String) -> [Box] {
+            form.matches(
+                of: #/<label><input type="checkbox" name="columns" value="([^"]*)"( checked)?> ([^<]*)</label>/#
+            )
+            .map { Box((unescape(String($0.1)), unescape(String($0.3)), $0.2 != nil)) }
+        }
+
+        /// The query string a browser makes of `form`: its hidden inputs and checked boxes in
+        /// order, after unticking the boxes labelled `unticking`.
+        static func submission(of form: String, unticking: Set<String>) -> String {
+            var pairs: [String] = []
+            for input in form.matches(
+                of: #/<input type="(hidden|checkbox)" name="([^"]*)" value="([^"]*)"( checked)?>( ([^<]*)</label>)?/#)
+            {
+                if input.1 == "checkbox" && (input.4 == nil || unticking.contains(unescape(String(input.6 ?? "")))) {
+                    continue
+                }
+                pairs.append(
+                    QueryString.encode(unescape(String(input.2))) + "=" + QueryString.encode(unescape(String(input.3))))
+            }
+            return pairs.joined(separator: "&")
+        }
+
+        static func unescape(_ text: String) -> String {
+            text.replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
+                .replacing("&#39;", with: "'").replacing("&amp;", with: "&")
+        }
+
+        // MARK: Facet labels
+
+        @Test("A facet on a foreign key shows the parent rows' labels, in the page, the JSON and each event")
+        func facetLabels() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path]) { server in
+                // folder_id is not among the columns shown: the facet's values get labels all the same.
+                let view = "columns=id,body&facet=folder_id"
+                let page = try await server.request("/notes?" + view)
+                #expect(
+                    page.body.contains(
+                        "<li><a href=\"/notes?where=%22folder_id%22%20%3D%201&amp;columns=id%2Cbody&amp;facet=folder_id\" class=\"label\">Inbox</a> <span class=\"key\">1</span> <span class=\"count\">2</span></li>"
+                    ), "\(page.body)")
+                #expect(
+                    page.body.contains(
+                        "class=\"label\">Archive &lt;old&gt;</a> <span class=\"key\">2</span> <span class=\"count\">1</span></li>"
+                    ))
+                #expect(page.body.contains(">null</a> <span class=\"count\">1</span></li>"))
+
+                let json = try await server.request("/notes.json?" + view).json()
+                #expect(
+                    (json["labels"] as? [String: [String: String]])?["folder_id"] == [
+                        "1": "Inbox", "2": "Archive <old>",
+                    ])
+
+                // Each event carries the labels of the values it counts, a new parent's too.
+                let stream = try await server.events("/notes.sse?" + view)
+                let first = try await stream.nextJSON()
+                #expect((first["labels"] as? [String: [String: String]])?["folder_id"]?["1"] == "Inbox")
+                try Shell.sqlite3(
+                    database.path,
+                    "BEGIN; INSERT INTO folders VALUES (3, 'Later'); INSERT INTO notes VALUES (5, 3, 'new', 0); COMMIT;"
+                )
+                let labels = (try await stream.nextJSON()["labels"] as? [String: [String: String]])?["folder_id"]
+                #expect(labels == ["1": "Inbox", "2": "Archive <old>", "3": "Later"])
+                stream.close()
+            }
+        }
+    }
+#endif
