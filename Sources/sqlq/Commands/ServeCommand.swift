@@ -70,13 +70,14 @@
         func run() async throws {
             let connection = try database.open(.read)
             try await ReadOnlyGuard.enforce(on: connection)
+            let credentials = token.map(Credentials.init)
             let server = Server(
-                connection: connection, token: token, timeLimit: .milliseconds(Int64(timeLimit * 1000)),
+                connection: connection, credentials: credentials,
+                timeLimit: .milliseconds(Int64(timeLimit * 1000)),
                 streams: LiveEventStreams(
                     configuration: .init(maximumClients: maximumClients, encoder: ServeJSON.makeEncoder())))
             var logger = Logger(label: "sqlq.serve")
             logger.logLevel = .warning
-            let token = self.token
             let app = Application(
                 router: server.router(),
                 configuration: .init(address: .hostname(host, port: port), serverName: "sqlq"),
@@ -86,8 +87,9 @@
                     let address = host.contains(":") ? "[\(host)]" : host
                     let url = "http://\(address):\(port)/"
                     output.writeLine("Serving " + url)
-                    if let token {
-                        output.writeLine("Open, once per browser: " + url + "?token=" + token)
+                    if let credentials {
+                        output.writeLine(
+                            "Log in, in one browser (the URL works once): " + url.dropLast() + credentials.loginURL)
                     }
                     output.flush()
                 },

@@ -13,13 +13,15 @@
     ///   the query string (see ``ViewParameters``); `.json`, `.ndjson`, `.csv` and `.sse` (or
     ///   `Accept: text/event-stream`) for the same view;
     /// - `/TABLE/ROWID`: one row and the rows that refer to it; `.json` and `.sse` likewise;
+    /// - `/-/login?code=CODE`, with `--token`: the one-time login URL (see ``TokenCheck``);
     /// - `/-/sqlq.css` and `/-/sqlq.js`.
     ///
     /// Every answer to a bad request is 400 with a message: an HTML page for pages, `{"error": …}`
     /// for JSON, plain text for the other formats.
     struct Server: Sendable {
         let connection: DatabaseQueue
-        let token: String?
+        /// `--token`'s, checked on every request; nil lets every request in.
+        let credentials: Credentials?
         let timeLimit: Duration
         let streams: LiveEventStreams
 
@@ -41,7 +43,7 @@
         func router() -> Router<BasicRequestContext> {
             let router = Router()
             router.add(middleware: SecurityHeaders())
-            if let token { router.add(middleware: TokenCheck(token: token)) }
+            if let credentials { router.add(middleware: TokenCheck(credentials: credentials)) }
             router.get("/") { request, _ in await answer(request) }
             router.get("**") { request, _ in await answer(request) }
             return router
@@ -65,7 +67,7 @@
                 let parameters = try QueryString.decode(request.uri.query)
                 switch (segments.count, segments.first ?? "") {
                 case (1, "") where format == .html:
-                    guard parameters.allSatisfy({ ViewParameters.ignored.contains($0.name) }) else {
+                    guard parameters.isEmpty else {
                         throw ServeError(.badRequest, "the database page takes no parameters")
                     }
                     return try await databasePage(request, format: .html)
@@ -81,7 +83,7 @@
                     return try await tablePage(
                         request, table: last, parameters: try ViewParameters(parameters), format: format)
                 case (2, _) where !segments[0].isEmpty:
-                    guard parameters.allSatisfy({ ViewParameters.ignored.contains($0.name) }) else {
+                    guard parameters.isEmpty else {
                         throw ServeError(.badRequest, "a row's page takes no parameters")
                     }
                     return try await rowPage(request, table: segments[0], rowID: last, format: format)

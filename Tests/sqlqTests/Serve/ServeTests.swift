@@ -339,31 +339,6 @@
             #expect(try database.count("SELECT count(*) FROM notes") == 4)
         }
 
-        @Test("--token: 401 without it, 200 with the bearer token, and the one-time URL sets an HttpOnly cookie")
-        func token() async throws {
-            let database = try Self.notesDatabase()
-            try await withServer(["--db", database.path, "--token", "s3cret"]) { server in
-                #expect(server.command.output.text.contains("/?token=s3cret"))
-                for path in ["/", "/notes", "/notes.json", "/notes.sse", "/-/sqlq.js"] {
-                    #expect(try await server.request(path).status == 401, "\(path)")
-                }
-                #expect(try await server.request("/notes", headers: [("Authorization", "Bearer wrong")]).status == 401)
-                #expect(try await server.request("/notes", headers: [("Cookie", "sqlq_token=wrong")]).status == 401)
-                #expect(try await server.request("/?token=wrong").status == 401)
-                #expect(try await server.request("/notes", headers: [("Authorization", "Bearer s3cret")]).status == 200)
-
-                let visit = try await server.request("/?token=s3cret")
-                #expect(visit.status == 303)
-                #expect(visit.headers["location"] == "/")
-                let cookie = try #require(visit.headers["set-cookie"])
-                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
-                let pair = String(cookie.prefix { $0 != ";" })
-                let page = try await server.request("/notes", headers: [("Cookie", "other=1; " + pair)])
-                #expect(page.status == 200)
-                #expect(page.body.contains("4 rows match"))
-            }
-        }
-
         @Test(
             "--token refuses what a cookie cannot carry, exiting 2 before it serves",
             arguments: ["", "a b", "a;b", "a\"b", "a,b", "a\\b", "é"])

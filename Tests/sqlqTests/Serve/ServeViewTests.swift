@@ -161,5 +161,55 @@
                 stream.close()
             }
         }
+
+        // MARK: The one-time login URL
+
+        @Test("--token: 401 without it, 200 with the bearer token, and the printed one-time URL logs in once")
+        func token() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path, "--token", "s3cret"]) { server in
+                try await server.command.output.waitFor("\n", occurrences: 2)
+                let printed = server.command.output.text
+                // The token itself is never printed: the URL holds a one-time code.
+                #expect(!printed.contains("s3cret"), "\(printed)")
+                let line = try #require(printed.split(separator: "\n").first { $0.contains("/-/login?code=") })
+                let url = try #require(line.split(separator: " ").last)
+                #expect(url.hasPrefix(server.base + "/-/login?code="))
+                let login = String(url.dropFirst(server.base.count))
+                #expect(login.count >= "/-/login?code=".count + 32)
+
+                for path in ["/", "/notes", "/notes.json", "/notes.sse", "/-/sqlq.js"] {
+                    #expect(try await server.request(path).status == 401, "\(path)")
+                }
+                #expect(try await server.request("/notes", headers: [("Authorization", "Bearer wrong")]).status == 401)
+                #expect(try await server.request("/notes", headers: [("Cookie", "sqlq_session=wrong")]).status == 401)
+                // The token in a URL logs nobody in.
+                #expect(try await server.request("/?token=s3cret").status == 401)
+                #expect(try await server.request("/-/login?code=nope").status == 401)
+                #expect(try await server.request("/notes", headers: [("Authorization", "Bearer s3cret")]).status == 200)
+
+                let visit = try await server.request(login)
+                #expect(visit.status == 303)
+                #expect(visit.headers["location"] == "/")
+                let cookie = try #require(visit.headers["set-cookie"])
+                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+                // The cookie holds a session secret, neither the token nor the code.
+                let pair = String(cookie.prefix { $0 != ";" })
+                #expect(pair.hasPrefix("sqlq_session="))
+                #expect(!pair.contains("s3cret") && !login.contains(String(pair.dropFirst("sqlq_session=".count))))
+                let page = try await server.request("/notes", headers: [("Cookie", "other=1; " + pair)])
+                #expect(page.status == 200)
+                #expect(page.body.contains("4 rows match"))
+
+                // The URL works once: a second visit is refused, with a message, and sets no cookie.
+                let replay = try await server.request(login)
+                #expect(replay.status == 401)
+                #expect(replay.body.contains("this one-time login URL was used already"), "\(replay.body)")
+                #expect(replay.headers["set-cookie"] == nil)
+                // The session stays, and the bearer token keeps working.
+                #expect(try await server.request("/notes", headers: [("Cookie", pair)]).status == 200)
+                #expect(try await server.request("/", headers: [("Authorization", "Bearer s3cret")]).status == 200)
+            }
+        }
     }
 #endif
