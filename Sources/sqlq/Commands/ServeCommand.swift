@@ -40,6 +40,13 @@
                 valueName: "token"))
         var token: String?
 
+        @Flag(
+            name: .customLong("allow-sql"),
+            help:
+                "Serve /-/sql and /-/sql.json, which run one read-only SELECT (given as ?sql=), under --time-limit, at most 1000 rows."
+        )
+        var allowSQL = false
+
         @Option(name: .customLong("max-clients"), help: "The most live streams served at once; beyond, 503.")
         var maximumClients = 100
 
@@ -72,7 +79,7 @@
             try await ReadOnlyGuard.enforce(on: connection)
             let credentials = token.map(Credentials.init)
             let server = Server(
-                connection: connection, credentials: credentials,
+                connection: connection, credentials: credentials, allowSQL: allowSQL,
                 timeLimit: .milliseconds(Int64(timeLimit * 1000)),
                 streams: LiveEventStreams(
                     configuration: .init(maximumClients: maximumClients, encoder: ServeJSON.makeEncoder())))

@@ -102,6 +102,28 @@
                 live: rowPath(page.table, rowID, format: "sse"), body: body)
         }
 
+        /// `--allow-sql`'s page: the form, then the statement's rows or its error.
+        static func sqlPage(sql: String, result: SQLResult?, error: String?) -> String {
+            var body = "<form method=\"get\" action=\"/-/sql\" id=\"sql\"><label>one read-only statement "
+            body += "<textarea name=\"sql\" rows=\"6\" cols=\"80\">\(e(sql))</textarea></label>"
+            body += "<button type=\"submit\">Run</button></form>"
+            if let error { body += "<pre class=\"error\" id=\"error\">\(e(error))</pre>" }
+            if let result {
+                let count = result.rows.count
+                body += "<p id=\"count\">\(result.more ? "the first " : "")\(count) \(count == 1 ? "row" : "rows")</p>"
+                body += "<table id=\"rows\"><thead><tr>"
+                body += result.columns.map { "<th>\(e($0))</th>" }.joined()
+                body += "</tr></thead><tbody>"
+                for row in result.rows {
+                    body += "<tr>" + row.map { "<td>\(cell($0, foreignKey: nil, labels: nil))</td>" }.joined() + "</tr>"
+                }
+                body += "</tbody></table>"
+                body +=
+                    "<p class=\"formats\">These rows as <a href=\"\(e("/-/sql.json?sql=" + QueryString.encode(sql)))\">JSON</a></p>"
+            }
+            return document(title: "SQL", crumbs: [("database", "/"), ("SQL", nil)], live: nil, body: body)
+        }
+
         static func errorPage(_ error: ServeError) -> String {
             document(
                 title: "Error", crumbs: [("database", "/")], live: nil,

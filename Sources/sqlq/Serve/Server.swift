@@ -13,15 +13,19 @@
     ///   the query string (see ``ViewParameters``); `.json`, `.ndjson`, `.csv` and `.sse` (or
     ///   `Accept: text/event-stream`) for the same view;
     /// - `/TABLE/ROWID`: one row and the rows that refer to it; `.json` and `.sse` likewise;
+    /// - `/-/sql?sql=SELECT…` and `/-/sql.json`, with `--allow-sql` only: one read-only statement;
     /// - `/-/login?code=CODE`, with `--token`: the one-time login URL (see ``TokenCheck``);
     /// - `/-/sqlq.css` and `/-/sqlq.js`.
     ///
-    /// Every answer to a bad request is 400 with a message: an HTML page for pages, `{"error": …}`
-    /// for JSON, plain text for the other formats.
+    /// Every answer to a bad request is 400 with a message (403 for `/-/sql` without
+    /// `--allow-sql`): an HTML page for pages, `{"error": …}` for JSON, plain text for the other
+    /// formats.
     struct Server: Sendable {
         let connection: DatabaseQueue
         /// `--token`'s, checked on every request; nil lets every request in.
         let credentials: Credentials?
+        /// Whether `/-/sql` runs SQL (`--allow-sql`).
+        let allowSQL: Bool
         let timeLimit: Duration
         let streams: LiveEventStreams
 
@@ -77,6 +81,8 @@
                     case ("sqlq.js", _): return asset(Assets.javaScript, "text/javascript; charset=utf-8")
                     case ("database.json", .json), ("database.sse", .sse):
                         return try await databasePage(request, format: format)
+                    case ("sql", .html), ("sql.json", .json):
+                        return try await sqlPage(parameters, format: format)
                     default: break
                     }
                 case (1, _) where !last.isEmpty:
@@ -164,6 +170,43 @@
             case .html:
                 return html(PageRenderer.rowPage(try await connection.read { db in try key.fetch(db) }, request: key))
             default: throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
+            }
+        }
+
+        /// `--allow-sql`'s page: a form, and the rows of the one read-only statement `sql=` holds.
+        private func sqlPage(_ parameters: [(name: String, value: String)], format: Format) async throws -> Response {
+            guard allowSQL else {
+                throw ServeError(
+                    .forbidden,
+                    "/-/sql is off: start sqlq serve with --allow-sql to run read-only SELECT statements here")
+            }
+            var sql: String?
+            for (name, value) in parameters {
+                guard name == "sql" else {
+                    throw ServeError(.badRequest, "unknown parameter \"\(name)\"; /-/sql takes sql= only")
+                }
+                guard sql == nil else {
+                    throw ServeError(.badRequest, "sql= is given more than once; give one statement in one sql=")
+                }
+                sql = value
+            }
+            let text = sql ?? ""
+            let timeLimit = self.timeLimit
+            let run = { @Sendable in
+                try await connection.read { db in try ReadOnlySQL.run(text, db: db, timeLimit: timeLimit) }
+            }
+            guard format == .html else {
+                guard !text.allSatisfy(\.isWhitespace) else {
+                    throw ServeError(.badRequest, "give the SQL to run in sql=, such as /-/sql.json?sql=SELECT+1")
+                }
+                return try json(try await run())
+            }
+            if text.allSatisfy(\.isWhitespace) { return html(PageRenderer.sqlPage(sql: text, result: nil, error: nil)) }
+            do {
+                return html(PageRenderer.sqlPage(sql: text, result: try await run(), error: nil))
+            } catch {
+                let error = ServeError.from(error)
+                return html(PageRenderer.sqlPage(sql: text, result: nil, error: error.message), status: error.status)
             }
         }
 

@@ -211,5 +211,120 @@
                 #expect(try await server.request("/", headers: [("Authorization", "Bearer s3cret")]).status == 200)
             }
         }
+
+        // MARK: --allow-sql
+
+        @Test("Without --allow-sql, /-/sql is refused with a message that names the option")
+        func sqlPageIsOffByDefault() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path]) { server in
+                for path in ["/-/sql?sql=\(encoded("SELECT 1"))", "/-/sql.json?sql=\(encoded("SELECT 1"))", "/-/sql"] {
+                    let answer = try await server.request(path)
+                    #expect(answer.status == 403, "\(path)")
+                    #expect(answer.body.contains("--allow-sql"), "\(path): \(answer.body)")
+                }
+            }
+        }
+
+        @Test("--allow-sql: /-/sql runs one SELECT, escaped, with a row maximum and the time limit")
+        func sqlPage() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path, "--allow-sql", "--time-limit", "0.5"]) { server in
+                let select = "SELECT id, body FROM notes WHERE stars > 1 ORDER BY id"
+                let json = try await server.request("/-/sql.json?sql=" + encoded(select))
+                #expect(json.status == 200)
+                #expect(json.headers["content-type"] == "application/json")
+                #expect(
+                    json.body
+                        == #"{"columns":["id","body"],"more":false,"rows":[{"body":"<script>alert(1)</script>","id":1}],"sql":"SELECT id, body FROM notes WHERE stars > 1 ORDER BY id"}"#
+                        + "\n")
+
+                // The page: a form with the SQL in its textarea, and the rows, every value escaped.
+                let markup = "SELECT '</textarea><script>alert(1)</script>' AS \"<i>c\""
+                let page = try await server.request("/-/sql?sql=" + encoded(markup))
+                #expect(page.status == 200)
+                #expect(page.body.contains("<form method=\"get\" action=\"/-/sql\" id=\"sql\">"))
+                #expect(
+                    page.body.contains(
+                        "<textarea name=\"sql\" rows=\"6\" cols=\"80\">SELECT &#39;&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;&#39; AS &quot;&lt;i&gt;c&quot;</textarea>"
+                    ), "\(page.body)")
+                #expect(page.body.contains("<th>&lt;i&gt;c</th>"))
+                #expect(page.body.contains("<td>&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;</td>"))
+                #expect(!page.body.contains("<script>alert") && !page.body.contains("<i>"))
+                let empty = try await server.request("/-/sql")
+                #expect(empty.status == 200)
+                #expect(empty.body.contains("<textarea name=\"sql\" rows=\"6\" cols=\"80\"></textarea>"))
+
+                // At most 1000 rows, and `more` says there were more.
+                let many = try await server.request(
+                    "/-/sql.json?sql="
+                        + encoded(
+                            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c LIMIT 5000) SELECT n FROM c"
+                        ))
+                let manyJSON = try many.json()
+                #expect((manyJSON["rows"] as? [Any])?.count == 1000)
+                #expect(manyJSON["more"] as? Bool == true)
+                // The time limit stops a query that runs on.
+                let endless = try await server.request(
+                    "/-/sql.json?sql="
+                        + encoded(
+                            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c"))
+                #expect(endless.status == 400)
+                #expect((try endless.json()["error"] as? String)?.contains("took longer than the time limit") == true)
+
+                for (path, message) in [
+                    ("/-/sql.json", "give the SQL to run in sql="),
+                    ("/-/sql.json?sql=\(encoded("SELECT nope FROM notes"))", "no such column: nope"),
+                    ("/-/sql.json?sql=\(encoded("SELECT 1 AS a, 2 AS a"))", "the column \"a\" is named twice"),
+                    ("/-/sql.json?sql=1&sql=2", "sql= is given more than once"),
+                    ("/-/sql.json?sql=1&colour=red", "unknown parameter \"colour\""),
+                ] {
+                    let answer = try await server.request(path)
+                    #expect(answer.status == 400, "\(path)")
+                    #expect(
+                        (try answer.json()["error"] as? String)?.contains(message) == true, "\(path): \(answer.body)")
+                }
+            }
+        }
+
+        @Test(
+            "--allow-sql refuses every statement but one read: writes, ATTACH, pragmas, transactions, two statements",
+            arguments: [
+                "INSERT INTO notes VALUES (7, 1, 'x', 1)",
+                "DELETE FROM notes",
+                "WITH gone AS (SELECT 1) DELETE FROM notes",
+                "CREATE TABLE t(x)",
+                "ATTACH 'ATTACHED' AS other",
+                "DETACH main",
+                "PRAGMA query_only = OFF",
+                "PRAGMA user_version = 7",
+                "PRAGMA journal_mode = DELETE",
+                "BEGIN IMMEDIATE",
+                "VACUUM INTO 'ATTACHED'",
+                "SELECT 1; DELETE FROM notes",
+                "SELECT 1; SELECT 2",
+                "/* a comment */ ANALYZE",
+            ])
+        func sqlRefusals(sql: String) async throws {
+            let database = try ServeTests.notesDatabase()
+            let attached = database.directory.file("attached.sqlite").path
+            let sql = sql.replacing("ATTACHED", with: attached)
+            let before = try Data(contentsOf: URL(fileURLWithPath: database.path))
+            try await withServer(["--db", database.path, "--allow-sql"]) { server in
+                let json = try await server.request("/-/sql.json?sql=" + encoded(sql))
+                #expect(json.status == 400)
+                let message = try #require(try json.json()["error"] as? String)
+                #expect(
+                    message.contains("/-/sql runs one read-only statement"), "\(sql): \(message)")
+                let page = try await server.request("/-/sql?sql=" + encoded(sql))
+                #expect(page.status == 400)
+                #expect(page.body.contains("<pre class=\"error\" id=\"error\">"))
+                #expect(page.body.contains(HTMLEscaper.escape(message)))
+                // The page keeps the SQL in its form, to be corrected.
+                #expect(page.body.contains(">\(HTMLEscaper.escape(sql))</textarea>"))
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: database.path)) == before)
+            #expect(!FileManager.default.fileExists(atPath: attached))
+        }
     }
 #endif
