@@ -15,15 +15,22 @@
             discussion: """
                 Opens the database read-only and serves, on 127.0.0.1 unless --host says otherwise: \
                 the tables and views with their row counts, each table's rows with the filter \
-                language of query (?where=), sorting (?sort=-due), columns, facets and full-text \
-                search, and each row with the rows that refer to it. Pages update by themselves when \
-                a commit changes what they show. TABLE.json, .ndjson, .csv and .sse give the same \
-                view to programs. Prints the URL it listens on; Ctrl-C stops it.
+                language of query (?where=), sorting (?sort=-due), a column picker (?columns=), \
+                facets (foreign keys shown as their parents' labels) and full-text search, and each \
+                row with the rows that refer to it. Pages update by themselves when a commit changes \
+                what they show. TABLE.json, .ndjson, .csv and .sse give the same view to programs. \
+                Prints the URL it listens on; Ctrl-C stops it.
+
+                With --token, it also prints a one-time login URL: a random code, not the token, \
+                that logs in one browser once with a session cookie; programs send the token as \
+                Authorization: Bearer TOKEN. With --allow-sql, /-/sql runs one read-only SELECT.
 
                 Examples:
                   sqlq serve --db app.sqlite
                   sqlq serve --db app.sqlite --port 0 --token "$(openssl rand -hex 16)"
                   curl 'http://127.0.0.1:8001/items.json?where=priority+>=+4&sort=-due&size=5'
+                  sqlq serve --db app.sqlite --allow-sql
+                  curl 'http://127.0.0.1:8001/-/sql.json?sql=SELECT+count(*)+FROM+items'
                 """)
 
         @OptionGroup var database: DatabaseOptions
@@ -36,9 +43,16 @@
 
         @Option(
             help: ArgumentHelp(
-                "Require this token: an Authorization: Bearer header, or the cookie that visiting the printed URL sets.",
+                "Require this token as an Authorization: Bearer header, or the session cookie that the printed one-time login URL sets.",
                 valueName: "token"))
         var token: String?
+
+        @Flag(
+            name: .customLong("allow-sql"),
+            help:
+                "Serve /-/sql and /-/sql.json, which run one read-only SELECT (given as ?sql=), under --time-limit, at most 1000 rows."
+        )
+        var allowSQL = false
 
         @Option(name: .customLong("max-clients"), help: "The most live streams served at once; beyond, 503.")
         var maximumClients = 100
@@ -70,13 +84,14 @@
         func run() async throws {
             let connection = try database.open(.read)
             try await ReadOnlyGuard.enforce(on: connection)
+            let credentials = token.map(Credentials.init)
             let server = Server(
-                connection: connection, token: token, timeLimit: .milliseconds(Int64(timeLimit * 1000)),
+                connection: connection, credentials: credentials, allowSQL: allowSQL,
+                timeLimit: .milliseconds(Int64(timeLimit * 1000)),
                 streams: LiveEventStreams(
                     configuration: .init(maximumClients: maximumClients, encoder: ServeJSON.makeEncoder())))
             var logger = Logger(label: "sqlq.serve")
             logger.logLevel = .warning
-            let token = self.token
             let app = Application(
                 router: server.router(),
                 configuration: .init(address: .hostname(host, port: port), serverName: "sqlq"),
@@ -86,8 +101,9 @@
                     let address = host.contains(":") ? "[\(host)]" : host
                     let url = "http://\(address):\(port)/"
                     output.writeLine("Serving " + url)
-                    if let token {
-                        output.writeLine("Open, once per browser: " + url + "?token=" + token)
+                    if let credentials {
+                        output.writeLine(
+                            "Log in, in one browser (the URL works once): " + url.dropLast() + credentials.loginURL)
                     }
                     output.flush()
                 },

@@ -8,6 +8,9 @@
             main { padding: 8px 16px; }
             form.view { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin-bottom: 8px; }
             form.view label { display: flex; flex-direction: column; font-size: 12px; color: #555; }
+            form.columns { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: center; margin-bottom: 8px; }
+            form.columns label { font-size: 12px; }
+            textarea { font: 13px/1.4 ui-monospace, monospace; }
             pre.error { background: #fff0f0; border: 1px solid #e0b4b4; padding: 8px; white-space: pre-wrap; }
             table { border-collapse: collapse; }
             th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top; }

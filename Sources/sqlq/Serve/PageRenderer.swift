@@ -39,12 +39,15 @@
             return document(title: "Database", crumbs: [("database", nil)], live: "/-/database.sse", body: body)
         }
 
+        /// A table's page; `tableColumns` are the table's own columns, which the column picker
+        /// offers.
         static func tablePage(
             table: String, parameters: ViewParameters, request: TableViewRequest?, page: TablePage?, error: String?,
-            searchable: Bool
+            searchable: Bool, tableColumns: [String]
         ) -> String {
             let path = tablePath(table)
             var body = filterForm(path: path, parameters: parameters, searchable: searchable)
+            body += columnPicker(path: path, parameters: parameters, tableColumns: tableColumns)
             if let error { body += "<pre class=\"error\" id=\"error\">\(e(error))</pre>" }
             if let page, let request {
                 body += "<p id=\"count\" data-live>\(page.count) \(page.count == 1 ? "row matches" : "rows match")</p>"
@@ -99,6 +102,28 @@
                 live: rowPath(page.table, rowID, format: "sse"), body: body)
         }
 
+        /// `--allow-sql`'s page: the form, then the statement's rows or its error.
+        static func sqlPage(sql: String, result: SQLResult?, error: String?) -> String {
+            var body = "<form method=\"get\" action=\"/-/sql\" id=\"sql\"><label>one read-only statement "
+            body += "<textarea name=\"sql\" rows=\"6\" cols=\"80\">\(e(sql))</textarea></label>"
+            body += "<button type=\"submit\">Run</button></form>"
+            if let error { body += "<pre class=\"error\" id=\"error\">\(e(error))</pre>" }
+            if let result {
+                let count = result.rows.count
+                body += "<p id=\"count\">\(result.more ? "the first " : "")\(count) \(count == 1 ? "row" : "rows")</p>"
+                body += "<table id=\"rows\"><thead><tr>"
+                body += result.columns.map { "<th>\(e($0))</th>" }.joined()
+                body += "</tr></thead><tbody>"
+                for row in result.rows {
+                    body += "<tr>" + row.map { "<td>\(cell($0, foreignKey: nil, labels: nil))</td>" }.joined() + "</tr>"
+                }
+                body += "</tbody></table>"
+                body +=
+                    "<p class=\"formats\">These rows as <a href=\"\(e("/-/sql.json?sql=" + QueryString.encode(sql)))\">JSON</a></p>"
+            }
+            return document(title: "SQL", crumbs: [("database", "/"), ("SQL", nil)], live: nil, body: body)
+        }
+
         static func errorPage(_ error: ServeError) -> String {
             document(
                 title: "Error", crumbs: [("database", "/")], live: nil,
@@ -142,14 +167,45 @@
             return form + "<button type=\"submit\">Apply</button></form>"
         }
 
+        /// The column picker: a checkbox per column, checked when shown, and the rest of the view
+        /// as hidden inputs, so that a plain GET, without script, gives `columns=` a term per
+        /// checked box. The columns shown come first, in their order; then the table's others.
+        private static func columnPicker(path: String, parameters: ViewParameters, tableColumns: [String]) -> String {
+            var form = "<form method=\"get\" action=\"\(e(path))\" id=\"columns\" class=\"columns\">"
+            func hidden(_ name: String, _ value: String) {
+                form += "<input type=\"hidden\" name=\"\(name)\" value=\"\(e(value))\">"
+            }
+            for filter in parameters.filters { hidden("where", filter) }
+            if let search = parameters.search { hidden("search", search) }
+            for sort in parameters.sort { hidden("sort", sort) }
+            for facet in parameters.facets { hidden("facet", facet) }
+            if parameters.size != ViewParameters.defaultSize { hidden("size", String(parameters.size)) }
+            let shown = parameters.columns.flatMap { QueryOptions.terms($0).map(\.0) }.filter { !$0.isEmpty }
+            var boxes: [(term: String, name: String, checked: Bool)] = shown.map { ($0, unquoted($0), true) }
+            for column in tableColumns where !boxes.contains(where: { $0.name.sqliteNameMatches(column) }) {
+                boxes.append((columnTerm(column), column, shown.isEmpty))
+            }
+            for box in boxes {
+                form += "<label><input type=\"checkbox\" name=\"columns\" value=\"\(e(box.term))\""
+                form += "\(box.checked ? " checked" : "")> \(e(box.name))</label>"
+            }
+            return form + "<button type=\"submit\">Show these columns</button></form>"
+        }
+
         private static func facets(
             _ page: TablePage, table: String, parameters: ViewParameters, request: TableViewRequest
         ) -> String {
             var html = "<section id=\"facets\" data-live>"
             for facet in page.facets {
                 html += "<div class=\"facet\" data-key=\"\(e(facet.column))\"><h3>\(e(facet.column))</h3><ul>"
+                let labels = page.labels.first { $0.key.sqliteNameMatches(facet.column) }?.value
                 for value in facet.values {
-                    let label = e(value.value == .null ? "null" : value.value.cellText)
+                    let text = e(value.value == .null ? "null" : value.value.cellText)
+                    // A foreign key's value shows as its parent's label, the key after it.
+                    let labelled = (value.value == .null ? nil : labels?[value.value.cellText]).map {
+                        (" class=\"label\">" + e($0), " <span class=\"key\">\(text)</span>")
+                    }
+                    let (shown, key) = labelled ?? (">" + text, "")
                     if let condition = FilterSnippet.equals(facet.column, value.value) {
                         let link =
                             tablePath(table)
@@ -158,9 +214,9 @@
                                 $0.after = nil
                             }
                         html +=
-                            "<li><a href=\"\(e(link))\">\(label)</a> <span class=\"count\">\(value.count)</span></li>"
+                            "<li><a href=\"\(e(link))\"\(shown)</a>\(key) <span class=\"count\">\(value.count)</span></li>"
                     } else {
-                        html += "<li>\(label) <span class=\"count\">\(value.count)</span></li>"
+                        html += "<li><span\(shown)</span>\(key) <span class=\"count\">\(value.count)</span></li>"
                     }
                 }
                 if facet.hasMore { html += "<li class=\"more\">…</li>" }
@@ -215,6 +271,18 @@
                 !column.isEmpty && !column.contains(",") && !column.contains("\"") && !column.hasPrefix("-")
                 && !column.hasPrefix("+") && column.trimmingSpaces == column
             return plain ? column : "\"" + column.replacing("\"", with: "\"\"") + "\""
+        }
+
+        /// The term of `columns=` for a table's column: quoted when its name holds what the
+        /// option splits or follows on.
+        private static func columnTerm(_ column: String) -> String {
+            column.contains(".") ? "\"" + column.replacing("\"", with: "\"\"") + "\"" : sortTerm(column)
+        }
+
+        /// A term's name: a quoted one without its quotes.
+        private static func unquoted(_ term: String) -> String {
+            guard term.count >= 2, term.first == "\"", term.last == "\"" else { return term }
+            return String(term.dropFirst().dropLast()).replacing("\"\"", with: "\"")
         }
 
         /// A value in a cell: null and blobs marked as such, a foreign key as its parent's label

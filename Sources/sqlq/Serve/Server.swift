@@ -13,13 +13,20 @@
     ///   the query string (see ``ViewParameters``); `.json`, `.ndjson`, `.csv` and `.sse` (or
     ///   `Accept: text/event-stream`) for the same view;
     /// - `/TABLE/ROWID`: one row and the rows that refer to it; `.json` and `.sse` likewise;
+    /// - `/-/sql?sql=SELECT…` and `/-/sql.json`, with `--allow-sql` only: one read-only statement;
+    /// - `/-/login?code=CODE`, with `--token`: the one-time login URL (see ``TokenCheck``);
+    /// - `/-/stats.json`: the live streams, and the readers they share (see ``ServerStats``);
     /// - `/-/sqlq.css` and `/-/sqlq.js`.
     ///
-    /// Every answer to a bad request is 400 with a message: an HTML page for pages, `{"error": …}`
-    /// for JSON, plain text for the other formats.
+    /// Every answer to a bad request is 400 with a message (403 for `/-/sql` without
+    /// `--allow-sql`): an HTML page for pages, `{"error": …}` for JSON, plain text for the other
+    /// formats.
     struct Server: Sendable {
         let connection: DatabaseQueue
-        let token: String?
+        /// `--token`'s, checked on every request; nil lets every request in.
+        let credentials: Credentials?
+        /// Whether `/-/sql` runs SQL (`--allow-sql`).
+        let allowSQL: Bool
         let timeLimit: Duration
         let streams: LiveEventStreams
 
@@ -41,7 +48,7 @@
         func router() -> Router<BasicRequestContext> {
             let router = Router()
             router.add(middleware: SecurityHeaders())
-            if let token { router.add(middleware: TokenCheck(token: token)) }
+            if let credentials { router.add(middleware: TokenCheck(credentials: credentials)) }
             router.get("/") { request, _ in await answer(request) }
             router.get("**") { request, _ in await answer(request) }
             return router
@@ -65,7 +72,7 @@
                 let parameters = try QueryString.decode(request.uri.query)
                 switch (segments.count, segments.first ?? "") {
                 case (1, "") where format == .html:
-                    guard parameters.allSatisfy({ ViewParameters.ignored.contains($0.name) }) else {
+                    guard parameters.isEmpty else {
                         throw ServeError(.badRequest, "the database page takes no parameters")
                     }
                     return try await databasePage(request, format: .html)
@@ -76,13 +83,15 @@
                     case ("database.json", .json), ("database.sse", .sse):
                         return try await databasePage(request, format: format)
                     case ("stats.json", .json): return try json(ServerStats(streams: streams))
+                    case ("sql", .html), ("sql.json", .json):
+                        return try await sqlPage(parameters, format: format)
                     default: break
                     }
                 case (1, _) where !last.isEmpty:
                     return try await tablePage(
                         request, table: last, parameters: try ViewParameters(parameters), format: format)
                 case (2, _) where !segments[0].isEmpty:
-                    guard parameters.allSatisfy({ ViewParameters.ignored.contains($0.name) }) else {
+                    guard parameters.isEmpty else {
                         throw ServeError(.badRequest, "a row's page takes no parameters")
                     }
                     return try await rowPage(request, table: segments[0], rowID: last, format: format)
@@ -120,21 +129,21 @@
             let timeLimit = self.timeLimit
             if format == .html {
                 // A bad view is shown in the page, its message under the filter form.
-                let (view, searchable, page, error) = try await connection.read {
-                    db -> (TableViewRequest?, Bool, TablePage?, ServeError?) in
+                let (view, schema, searchable, page, error) = try await connection.read {
+                    db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
                     let schema = try TableSchema(db, table: table)
                     let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
                     do {
                         let view = try TableViewRequest(
                             table: table, parameters: parameters, db: db, timeLimit: timeLimit)
-                        return (view, searchable, try view.fetch(db), nil)
+                        return (view, schema, searchable, try view.fetch(db), nil)
                     } catch {
-                        return (nil, searchable, nil, ServeError.from(error))
+                        return (nil, schema, searchable, nil, ServeError.from(error))
                     }
                 }
                 let body = PageRenderer.tablePage(
                     table: view?.table ?? table, parameters: parameters, request: view, page: page,
-                    error: error?.message, searchable: searchable)
+                    error: error?.message, searchable: searchable, tableColumns: schema.columns.map(\.name))
                 return html(body, status: error?.status ?? .ok)
             }
             let view = try await connection.read { db in
@@ -163,6 +172,43 @@
             case .html:
                 return html(PageRenderer.rowPage(try await connection.read { db in try key.fetch(db) }, request: key))
             default: throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
+            }
+        }
+
+        /// `--allow-sql`'s page: a form, and the rows of the one read-only statement `sql=` holds.
+        private func sqlPage(_ parameters: [(name: String, value: String)], format: Format) async throws -> Response {
+            guard allowSQL else {
+                throw ServeError(
+                    .forbidden,
+                    "/-/sql is off: start sqlq serve with --allow-sql to run read-only SELECT statements here")
+            }
+            var sql: String?
+            for (name, value) in parameters {
+                guard name == "sql" else {
+                    throw ServeError(.badRequest, "unknown parameter \"\(name)\"; /-/sql takes sql= only")
+                }
+                guard sql == nil else {
+                    throw ServeError(.badRequest, "sql= is given more than once; give one statement in one sql=")
+                }
+                sql = value
+            }
+            let text = sql ?? ""
+            let timeLimit = self.timeLimit
+            let run = { @Sendable in
+                try await connection.read { db in try ReadOnlySQL.run(text, db: db, timeLimit: timeLimit) }
+            }
+            guard format == .html else {
+                guard !text.allSatisfy(\.isWhitespace) else {
+                    throw ServeError(.badRequest, "give the SQL to run in sql=, such as /-/sql.json?sql=SELECT+1")
+                }
+                return try json(try await run())
+            }
+            if text.allSatisfy(\.isWhitespace) { return html(PageRenderer.sqlPage(sql: text, result: nil, error: nil)) }
+            do {
+                return html(PageRenderer.sqlPage(sql: text, result: try await run(), error: nil))
+            } catch {
+                let error = ServeError.from(error)
+                return html(PageRenderer.sqlPage(sql: text, result: nil, error: error.message), status: error.status)
             }
         }
 

@@ -114,9 +114,20 @@
                     let found = try key.fetchLabels(values, in: db)
                     if !found.isEmpty { labels[result.columns[index]] = found }
                 }
+                let facets = try query.fetchFacets(db)
+                // A facet's values get labels too, whether or not the page shows its column.
+                for facet in facets {
+                    guard let key = foreignKeys.first(where: { $0.column.sqliteNameMatches(facet.column) }) else {
+                        continue
+                    }
+                    let found = try key.fetchLabels(Set(facet.values.map(\.value).filter { $0 != .null }), in: db)
+                    guard !found.isEmpty else { continue }
+                    let column = labels.keys.first { $0.sqliteNameMatches(facet.column) } ?? facet.column
+                    labels[column, default: [:]].merge(found) { shown, _ in shown }
+                }
                 return TablePage(
                     table: table, columns: result.columns, rows: result.rows, count: count,
-                    facets: try query.fetchFacets(db),
+                    facets: facets,
                     next: next, labels: labels)
             }
         }
@@ -147,7 +158,8 @@
         var facets: [Facet.Counts]
         /// The `after=` token of the next page; nil on the last.
         var next: String?
-        /// For each foreign-key column shown, the parent rows' labels by key (the value as text).
+        /// For each foreign-key column shown or faceted, the parent rows' labels by key (the value
+        /// as text), for the values of the rows and of the facets.
         var labels: [String: [String: String]]
 
         private enum CodingKeys: String, CodingKey {

@@ -23,8 +23,6 @@
         static let defaultSize = 50
         /// The most rows one page holds.
         static let maximumSize = 1_000
-        /// Parameters a page's own machinery adds, which are not part of the view.
-        static let ignored: Set<String> = ["token"]
 
         /// The parameters of a decoded query string; unknown names, repeats of the single ones
         /// and malformed values are a ``ServeError``.
@@ -52,7 +50,6 @@
                         self.size = size
                     }
                 default:
-                    if Self.ignored.contains(name) { continue }
                     throw ServeError(
                         .badRequest,
                         "unknown parameter \"\(name)\"; a table view takes where, sort, columns, facet, search, after and size"

@@ -64,7 +64,7 @@
                 // A facet value's link keeps the filter and adds `column = value`.
                 #expect(
                     page.body.contains(
-                        "<a href=\"/notes?where=stars%20%3E%3D%200&amp;where=%22folder_id%22%20%3D%201&amp;sort=-id&amp;facet=folder_id\">1</a> <span class=\"count\">2</span>"
+                        "<a href=\"/notes?where=stars%20%3E%3D%200&amp;where=%22folder_id%22%20%3D%201&amp;sort=-id&amp;facet=folder_id\" class=\"label\">Inbox</a> <span class=\"key\">1</span> <span class=\"count\">2</span>"
                     ))
                 // The sorted column's header sorts the other way.
                 #expect(
@@ -340,31 +340,6 @@
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: database.path)) == before)
             #expect(try database.count("SELECT count(*) FROM notes") == 4)
-        }
-
-        @Test("--token: 401 without it, 200 with the bearer token, and the one-time URL sets an HttpOnly cookie")
-        func token() async throws {
-            let database = try Self.notesDatabase()
-            try await withServer(["--db", database.path, "--token", "s3cret"]) { server in
-                #expect(server.command.output.text.contains("/?token=s3cret"))
-                for path in ["/", "/notes", "/notes.json", "/notes.sse", "/-/sqlq.js"] {
-                    #expect(try await server.request(path).status == 401, "\(path)")
-                }
-                #expect(try await server.request("/notes", headers: [("Authorization", "Bearer wrong")]).status == 401)
-                #expect(try await server.request("/notes", headers: [("Cookie", "sqlq_token=wrong")]).status == 401)
-                #expect(try await server.request("/?token=wrong").status == 401)
-                #expect(try await server.request("/notes", headers: [("Authorization", "Bearer s3cret")]).status == 200)
-
-                let visit = try await server.request("/?token=s3cret")
-                #expect(visit.status == 303)
-                #expect(visit.headers["location"] == "/")
-                let cookie = try #require(visit.headers["set-cookie"])
-                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
-                let pair = String(cookie.prefix { $0 != ";" })
-                let page = try await server.request("/notes", headers: [("Cookie", "other=1; " + pair)])
-                #expect(page.status == 200)
-                #expect(page.body.contains("4 rows match"))
-            }
         }
 
         @Test(

@@ -100,19 +100,29 @@
         /// Whether `condition`, a JavaScript expression, holds in the page within `milliseconds`,
         /// checked every 10 ms in the page itself.
         func waitUntil(_ condition: String, within milliseconds: Int = 10_000) async throws -> Bool {
-            let held = try await executeAsync(
-                """
-                const done = arguments[0];
-                const deadline = Date.now() + \(milliseconds);
-                (function check() {
-                  let held = false;
-                  try { held = Boolean(\(condition)); } catch (error) {}
-                  if (held) return done(true);
-                  if (Date.now() > deadline) return done(false);
-                  setTimeout(check, 10);
-                })();
-                """)
-            return held as? Bool == true
+            let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+            while true {
+                let left = max(0, Int((deadline - .now) / .milliseconds(1)))
+                do {
+                    let held = try await executeAsync(
+                        """
+                        const done = arguments[0];
+                        const deadline = Date.now() + \(left);
+                        (function check() {
+                          let held = false;
+                          try { held = Boolean(\(condition)); } catch (error) {}
+                          if (held) return done(true);
+                          if (Date.now() > deadline) return done(false);
+                          setTimeout(check, 10);
+                        })();
+                        """)
+                    return held as? Bool == true
+                } catch let error as WebDriverError where error.error == "script timeout" && .now < deadline {
+                    // Long before the session's script timeout (30 s): a navigation (a form just
+                    // submitted, a link just clicked) unloaded the page the script waited in, which
+                    // the driver reports so. The condition is checked again in the new page.
+                }
+            }
         }
 
         /// Whether the page shows an alert (which a script that ran would have opened).
@@ -139,7 +149,10 @@
             let json = try JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any]
             let value = json?["value"]
             if let failure = value as? [String: Any], let error = failure["error"] as? String {
-                throw WebDriverError(error: error, message: failure["message"] as? String ?? "")
+                // The command and its script say which step of a test failed.
+                let script = (body?["script"] as? String).map { ", script " + $0.prefix(300) } ?? ""
+                throw WebDriverError(
+                    error: error, message: (failure["message"] as? String ?? "") + " (\(method) \(path)\(script))")
             }
             return value
         }
