@@ -123,6 +123,32 @@
                 .replacing("&#39;", with: "'").replacing("&amp;", with: "&")
         }
 
+        @Test("Every column header sorts by its column, a name holding a dot, comma or dash included")
+        func headerSortLinks() async throws {
+            let database = try ServeTests.notesDatabase()
+            try Shell.sqlite3(
+                database.path,
+                #"CREATE TABLE odd(id INTEGER PRIMARY KEY, "a.b" TEXT, "c,d" TEXT, "-e" TEXT);"#
+                    + #" INSERT INTO odd VALUES (1, 'z', 'y', 'x'), (2, 'y', 'z', 'z'), (3, 'x', 'x', 'y');"#)
+            try await withServer(["--db", database.path]) { server in
+                let page = try await server.request("/odd")
+                let links = page.body.matches(of: /<th><a href="([^"]*)">([^<]*)<\/a><\/th>/).map {
+                    (href: Self.unescape(String($0.output.1)), column: Self.unescape(String($0.output.2)))
+                }
+                #expect(links.map(\.column) == ["id", "a.b", "c,d", "-e"])
+                for (href, column) in links {
+                    let sorted = try await server.request(href)
+                    #expect(sorted.status == 200, "\(column): \(sorted.body)")
+                    #expect(sorted.body.contains(">\(column)</a> ▲</th>"), "\(column)")
+                    // Each column's values come out ascending: x, y, z (or 1, 2, 3).
+                    let json = try await server.request(href.replacing("/odd?", with: "/odd.json?")).json()
+                    let rows = try #require(json["rows"] as? [[String: Any]])
+                    let values = rows.map { "\($0[column] ?? "")" }
+                    #expect(values == values.sorted(), "\(column): \(values)")
+                }
+            }
+        }
+
         // MARK: Facet labels
 
         @Test("A facet on a foreign key shows the parent rows' labels, in the page, the JSON and each event")
