@@ -39,7 +39,8 @@
             return labels
         }
 
-        /// The column that is `table`'s rowid (an `INTEGER PRIMARY KEY`), if it has one.
+        /// The column that is `table`'s rowid (an `INTEGER PRIMARY KEY` that SQLite makes an alias of
+        /// it), if it has one.
         static func rowIDColumn(of table: String, in db: Database) throws -> String? {
             let keys = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) WHERE pk > 0", [.text(table)])
             guard keys.count == 1 else { return nil }
@@ -49,7 +50,14 @@
                 Int.self,
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? AND sql NOT LIKE '%WITHOUT ROWID%'",
                 [.text(table)])
-            return isTable == 1 ? try keys[0][0] as String : nil
+            guard isTable == 1 else { return nil }
+            let name: String = try keys[0][0]
+            // `id INTEGER PRIMARY KEY DESC`, declared in the column, is an ordinary column, not
+            // the rowid; SQLite's own program says which: an alias is read with `Rowid`.
+            let program = try db.fetchAll(
+                "EXPLAIN SELECT \(String.quotedIdentifier(name)) FROM \(String.quotedIdentifier(table))")
+            let readsRowID = try program.contains { row in try (row[1] as String) == "Rowid" }
+            return readsRowID ? name : nil
         }
 
         /// The labels of `values` of this key: each parent row's label by its key's value as text.

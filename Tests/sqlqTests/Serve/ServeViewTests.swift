@@ -149,6 +149,39 @@
             }
         }
 
+        @Test("INTEGER PRIMARY KEY DESC is no rowid: each row links to its own page, and a child to its parent's label")
+        func primaryKeyThatIsNotTheRowID() async throws {
+            let database = try ServeTests.notesDatabase()
+            // Declared in a column, `INTEGER PRIMARY KEY DESC` makes an ordinary column, not an
+            // alias of the rowid: here each row's id differs from its rowid.
+            try Shell.sqlite3(
+                database.path,
+                "CREATE TABLE desk(id INTEGER PRIMARY KEY DESC, name TEXT);"
+                    + " INSERT INTO desk VALUES (2, 'two'), (1, 'one');"
+                    + " CREATE TABLE drawer(id INTEGER PRIMARY KEY, desk_id INTEGER REFERENCES desk(id));"
+                    + " INSERT INTO drawer VALUES (1, 2);")
+            try await withServer(["--db", database.path]) { server in
+                let desks = try await server.request("/desk.json?sort=id").json()
+                #expect((desks["rows"] as? [[String: Any]])?.map { $0["name"] as? String } == ["one", "two"])
+                // The rows in the page's order (one, two), each followed to the page it links to.
+                let page = try await server.request("/desk?sort=id")
+                var reached: [String] = []
+                for match in page.body.matches(of: /<tr data-key="[^"]*"><td><a href="([^"]*)">/) {
+                    let row = try await server.request(String(match.output.1) + ".json").json()
+                    reached.append("\((row["row"] as? [String: Any])?["name"] ?? "no row")")
+                }
+                // Rows of a table with no rowid column are not linked; a link is never to another row.
+                #expect(reached.isEmpty || reached == ["one", "two"], "\(reached)")
+                // A row's page is found by its rowid.
+                let first = try await server.request("/desk/1.json").json()
+                #expect((first["row"] as? [String: Any])?["name"] as? String == "two", "\(first)")
+                // The drawer's desk_id 2 is the desk named two, whatever its rowid.
+                let drawers = try await server.request("/drawer.json").json()
+                let labels = drawers["labels"] as? [String: [String: String]]
+                #expect(labels?["desk_id"]?["2"] == "two", "\(drawers)")
+            }
+        }
+
         // MARK: Facet labels
 
         @Test("A facet on a foreign key shows the parent rows' labels, in the page, the JSON and each event")
