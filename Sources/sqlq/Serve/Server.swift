@@ -26,6 +26,8 @@
         let connection: DatabaseQueue
         /// The connections every other request reads through.
         let reads: ReadConnections
+        /// The table views made so far, for requests that ask for one again.
+        let views = TableViewCache()
         /// `--token`'s, checked on every request; nil lets every request in.
         let credentials: Credentials?
         /// Whether `/-/sql` runs SQL (`--allow-sql`).
@@ -133,12 +135,11 @@
             if format == .html {
                 // A bad view is shown in the page, its message under the filter form.
                 let (view, schema, searchable, page, error) = try await reads.read {
-                    db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
+                    [views] db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
                     let schema = try TableSchema(db, table: table)
                     let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
                     do {
-                        let view = try TableViewRequest(
-                            table: table, parameters: parameters, db: db, timeLimit: timeLimit)
+                        let view = try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
                         return (view, schema, searchable, try view.fetch(db), nil)
                     } catch {
                         return (nil, schema, searchable, nil, ServeError.from(error))
@@ -150,13 +151,13 @@
                 return html(body, status: error?.status ?? .ok)
             }
             if format == .sse {
-                let view = try await reads.read { db in
-                    try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
+                let view = try await reads.read { [views] db in
+                    try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
                 }
                 return try streams.response(streaming: .fetch(view, database: connection), for: request)
             }
-            let page = try await reads.read { db in
-                try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: timeLimit).fetch(db)
+            let page = try await reads.read { [views] db in
+                try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit).fetch(db)
             }
             switch format {
             case .json: return try json(page)
