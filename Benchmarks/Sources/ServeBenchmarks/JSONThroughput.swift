@@ -52,6 +52,15 @@ enum JSONThroughput {
                 "Datasette: rows + count, priority=4 only", mutable,
                 datasettePath(database: database, count: true, done: false)
             ),
+            ("sqlq serve: rows, count=false (A)", sqlq, sqlqPath + "&count=false"),
+            (
+                "sqlq serve: rows, count=false (B)", sqlq,
+                "/items.json?" + queryString(indexCountParameters) + "&count=false"
+            ),
+            (
+                "Datasette: rows (_nocount), priority=4 only", mutable,
+                datasettePath(database: database, count: false, done: false)
+            ),
         ]
         let sqlqIDs = try ids(sqlq: HTTP.json(port: sqlq.port, sqlqPath))
         for (name, server, path) in contenders.dropFirst() {
@@ -80,16 +89,19 @@ enum JSONThroughput {
         }
         print(
             "| server: answer | requests/s (each round) | median requests/s | p99 ms (each round) "
-                + "| timeouts (each round) | sqlq (A) ÷ it |")
-        print("|---|---:|---:|---:|---:|---:|")
+                + "| timeouts (each round) | sqlq (A) ÷ it | it ÷ Datasette (_nocount) |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         let sqlqMedian = median(results[0].map(\.requests))
+        // The issue's reference: Datasette's rows without a count.
+        let datasetteMedian = median(results[1].map(\.requests))
         for (index, contender) in contenders.enumerated() {
             let rate = median(results[index].map(\.requests))
             print(
                 "| \(contender.0) | \(results[index].map { format($0.requests, digits: 0) }.joined(separator: ", ")) "
                     + "| \(format(rate, digits: 0)) | \(results[index].map { $0.p99.isNaN ? "–" : format($0.p99) }.joined(separator: ", ")) "
                     + "| \(results[index].map { String($0.timeouts) }.joined(separator: ", ")) "
-                    + "| \(index == 0 || rate == 0 ? "–" : format(sqlqMedian / rate, digits: 2) + "×") |")
+                    + "| \(index == 0 || rate == 0 ? "–" : format(sqlqMedian / rate, digits: 2) + "×") "
+                    + "| \(datasetteMedian == 0 ? "–" : format(rate / datasetteMedian, digits: 2) + "×") |")
         }
         print("")
         print(

@@ -18,7 +18,8 @@
                 language of query (?where=), sorting (?sort=-due), a column picker (?columns=), \
                 facets (foreign keys shown as their parents' labels) and full-text search, and each \
                 row with the rows that refer to it. Pages update by themselves when a commit changes \
-                what they show. TABLE.json, .ndjson, .csv and .sse give the same view to programs. \
+                what they show. TABLE.json, .ndjson, .csv and .sse give the same view to programs; \
+                ?count=false skips counting the matching rows. \
                 Prints the URL it listens on; Ctrl-C stops it.
 
                 With --token, it also prints a one-time login URL: a random code, not the token, \
@@ -84,9 +85,15 @@
         func run() async throws {
             let connection = try database.open(.read)
             try await ReadOnlyGuard.enforce(on: connection)
+            // The demo database lives in memory, in its one connection: there is nothing to pool.
+            var readers = [connection]
+            if database.path != nil {
+                readers = try (0..<ReadConnections.defaultCount).map { _ in try database.open(.read) }
+                for reader in readers { try await ReadOnlyGuard.enforce(on: reader) }
+            }
             let credentials = token.map(Credentials.init)
             let server = Server(
-                connection: connection, credentials: credentials, allowSQL: allowSQL,
+                connection: connection, reads: ReadConnections(readers), credentials: credentials, allowSQL: allowSQL,
                 timeLimit: .milliseconds(Int64(timeLimit * 1000)),
                 streams: LiveEventStreams(
                     configuration: .init(maximumClients: maximumClients, encoder: ServeJSON.makeEncoder())))

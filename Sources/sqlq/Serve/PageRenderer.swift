@@ -50,7 +50,11 @@
             body += columnPicker(path: path, parameters: parameters, tableColumns: tableColumns)
             if let error { body += "<pre class=\"error\" id=\"error\">\(e(error))</pre>" }
             if let page, let request {
-                body += "<p id=\"count\" data-live>\(page.count) \(page.count == 1 ? "row matches" : "rows match")</p>"
+                if let count = page.count {
+                    body += "<p id=\"count\" data-live>\(count) \(count == 1 ? "row matches" : "rows match")</p>"
+                } else {
+                    body += "<p id=\"count\" data-live>The matching rows were not counted (count=false).</p>"
+                }
                 body += facets(page, table: table, parameters: parameters, request: request)
                 body += rows(page, table: table, parameters: parameters, request: request)
                 body += "<nav id=\"pages\" data-live>"
@@ -164,6 +168,7 @@
             if parameters.size != ViewParameters.defaultSize {
                 form += "<input type=\"hidden\" name=\"size\" value=\"\(parameters.size)\">"
             }
+            if !parameters.count { form += "<input type=\"hidden\" name=\"count\" value=\"false\">" }
             return form + "<button type=\"submit\">Apply</button></form>"
         }
 
@@ -180,6 +185,7 @@
             for sort in parameters.sort { hidden("sort", sort) }
             for facet in parameters.facets { hidden("facet", facet) }
             if parameters.size != ViewParameters.defaultSize { hidden("size", String(parameters.size)) }
+            if !parameters.count { hidden("count", "false") }
             let shown = parameters.columns.flatMap { QueryOptions.terms($0).map(\.0) }.filter { !$0.isEmpty }
             var boxes: [(term: String, name: String, checked: Bool)] = shown.map { ($0, unquoted($0), true) }
             for column in tableColumns where !boxes.contains(where: { $0.name.sqliteNameMatches(column) }) {

@@ -22,7 +22,12 @@
     /// `--allow-sql`): an HTML page for pages, `{"error": …}` for JSON, plain text for the other
     /// formats.
     struct Server: Sendable {
+        /// The connection of the live streams, whose readers the live engine keeps per connection.
         let connection: DatabaseQueue
+        /// The connections every other request reads through.
+        let reads: ReadConnections
+        /// The table views made so far, for requests that ask for one again.
+        let views = TableViewCache()
         /// `--token`'s, checked on every request; nil lets every request in.
         let credentials: Credentials?
         /// Whether `/-/sql` runs SQL (`--allow-sql`).
@@ -82,7 +87,7 @@
                     case ("sqlq.js", _): return asset(Assets.javaScript, "text/javascript; charset=utf-8")
                     case ("database.json", .json), ("database.sse", .sse):
                         return try await databasePage(request, format: format)
-                    case ("stats.json", .json): return try json(ServerStats(streams: streams))
+                    case ("stats.json", .json): return try json(ServerStats(streams: streams, reads: reads))
                     case ("sql", .html), ("sql.json", .json):
                         return try await sqlPage(parameters, format: format)
                     default: break
@@ -118,8 +123,8 @@
             let key = DatabaseRequest(timeLimit: timeLimit)
             switch format {
             case .sse: return try streams.response(streaming: .fetch(key, database: connection), for: request)
-            case .json: return try json(try await connection.read { db in try key.fetch(db) })
-            default: return html(PageRenderer.databasePage(try await connection.read { db in try key.fetch(db) }))
+            case .json: return try json(try await reads.read { db in try key.fetch(db) })
+            default: return html(PageRenderer.databasePage(try await reads.read { db in try key.fetch(db) }))
             }
         }
 
@@ -129,13 +134,12 @@
             let timeLimit = self.timeLimit
             if format == .html {
                 // A bad view is shown in the page, its message under the filter form.
-                let (view, schema, searchable, page, error) = try await connection.read {
-                    db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
+                let (view, schema, searchable, page, error) = try await reads.read {
+                    [views] db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
                     let schema = try TableSchema(db, table: table)
                     let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
                     do {
-                        let view = try TableViewRequest(
-                            table: table, parameters: parameters, db: db, timeLimit: timeLimit)
+                        let view = try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
                         return (view, schema, searchable, try view.fetch(db), nil)
                     } catch {
                         return (nil, schema, searchable, nil, ServeError.from(error))
@@ -146,13 +150,15 @@
                     error: error?.message, searchable: searchable, tableColumns: schema.columns.map(\.name))
                 return html(body, status: error?.status ?? .ok)
             }
-            let view = try await connection.read { db in
-                try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
-            }
             if format == .sse {
+                let view = try await reads.read { [views] db in
+                    try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
+                }
                 return try streams.response(streaming: .fetch(view, database: connection), for: request)
             }
-            let page = try await connection.read { db in try view.fetch(db) }
+            let page = try await reads.read { [views] db in
+                try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit).fetch(db)
+            }
             switch format {
             case .json: return try json(page)
             case .ndjson: return data(RowsEncoding.ndjson(page), format: .ndjson)
@@ -163,14 +169,14 @@
         private func rowPage(_ request: Request, table: String, rowID: String, format: Format) async throws -> Response
         {
             let timeLimit = self.timeLimit
-            let key = try await connection.read { db in
+            let key = try await reads.read { db in
                 try RowRequest(table: table, rowID: rowID, db: db, timeLimit: timeLimit)
             }
             switch format {
             case .sse: return try streams.response(streaming: .fetch(key, database: connection), for: request)
-            case .json: return try json(try await connection.read { db in try key.fetch(db) })
+            case .json: return try json(try await reads.read { db in try key.fetch(db) })
             case .html:
-                return html(PageRenderer.rowPage(try await connection.read { db in try key.fetch(db) }, request: key))
+                return html(PageRenderer.rowPage(try await reads.read { db in try key.fetch(db) }, request: key))
             default: throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
             }
         }
@@ -195,7 +201,7 @@
             let text = sql ?? ""
             let timeLimit = self.timeLimit
             let run = { @Sendable in
-                try await connection.read { db in try ReadOnlySQL.run(text, db: db, timeLimit: timeLimit) }
+                try await reads.read { db in try ReadOnlySQL.run(text, db: db, timeLimit: timeLimit) }
             }
             guard format == .html else {
                 guard !text.allSatisfy(\.isWhitespace) else {

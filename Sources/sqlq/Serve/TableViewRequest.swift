@@ -98,13 +98,16 @@
                 } else if hasMore {
                     next = PageToken.offset(offset + parameters.size).text
                 }
-                var countSQL = "SELECT count(*) FROM " + String.quotedIdentifier(table)
-                var countArguments: [SQLiteValue] = []
-                if let filter = query.filter {
-                    countSQL += " WHERE " + filter.sql
-                    countArguments = filter.arguments
+                var count: Int?
+                if parameters.count {
+                    var countSQL = "SELECT count(*) FROM " + String.quotedIdentifier(table)
+                    var countArguments: [SQLiteValue] = []
+                    if let filter = query.filter {
+                        countSQL += " WHERE " + filter.sql
+                        countArguments = filter.arguments
+                    }
+                    count = try db.fetchOne(Int.self, countSQL, countArguments) ?? 0
                 }
-                let count = try db.fetchOne(Int.self, countSQL, countArguments) ?? 0
                 var labels: [String: [String: String]] = [:]
                 for key in foreignKeys {
                     guard let index = result.columns.firstIndex(where: { $0.sqliteNameMatches(key.column) }) else {
@@ -153,8 +156,8 @@
         var table: String
         var columns: [String]
         var rows: [[SQLiteValue]]
-        /// How many rows match the filter and the search, on every page.
-        var count: Int
+        /// How many rows match the filter and the search, on every page; nil with `count=false`.
+        var count: Int?
         var facets: [Facet.Counts]
         /// The `after=` token of the next page; nil on the last.
         var next: String?

@@ -8,8 +8,9 @@
     #endif
 
     /// A table view's state, as its query string holds it, so that a view can be shared as a URL:
-    /// `?where=priority >= 3&sort=-due&columns=id,title&facet=list_id&search=milk&after=k…&size=50`.
-    /// `where`, `sort`, `columns` and `facet` repeat; the others may appear once.
+    /// `?where=priority >= 3&sort=-due&columns=id,title&facet=list_id&search=milk&after=k…&size=50`,
+    /// and `count=false` to skip counting the matching rows. `where`, `sort`, `columns` and `facet`
+    /// repeat; the others may appear once.
     struct ViewParameters: Hashable, Sendable {
         var filters: [String] = []
         var sort: [String] = []
@@ -19,6 +20,9 @@
         /// Where the page starts: a ``PageToken`` from a previous page's `next`.
         var after: String?
         var size = Self.defaultSize
+        /// Whether the page holds the count of every matching row: `count=false` skips it, which
+        /// saves a scan of the matching rows (or of their index) on each request.
+        var count = true
 
         static let defaultSize = 50
         /// The most rows one page holds.
@@ -34,13 +38,23 @@
                 case "sort": if !value.isEmpty { sort.append(value) }
                 case "columns": if !value.isEmpty { columns.append(value) }
                 case "facet": if !value.isEmpty { facets.append(value) }
-                case "search", "after", "size":
+                case "search", "after", "size", "count":
                     guard seen.insert(name).inserted else {
                         throw ServeError(.badRequest, "\(name)= is given more than once; give it once")
                     }
                     switch name {
                     case "search": search = value.isEmpty ? nil : value
                     case "after": after = value.isEmpty ? nil : value
+                    case "count":
+                        switch value {
+                        case "true": count = true
+                        case "false": count = false
+                        default:
+                            throw ServeError(
+                                .badRequest,
+                                "count= takes true (count the matching rows, the default) or false (skip the count); \"\(value)\" is neither"
+                            )
+                        }
                     default:
                         guard let size = Int(value), (1...Self.maximumSize).contains(size) else {
                             throw ServeError(
@@ -52,7 +66,7 @@
                 default:
                     throw ServeError(
                         .badRequest,
-                        "unknown parameter \"\(name)\"; a table view takes where, sort, columns, facet, search, after and size"
+                        "unknown parameter \"\(name)\"; a table view takes where, sort, columns, facet, search, after, size and count"
                     )
                 }
             }
@@ -87,6 +101,7 @@
             if let search = parameters.search { pairs.append(("search", search)) }
             if let after = parameters.after { pairs.append(("after", after)) }
             if parameters.size != Self.defaultSize { pairs.append(("size", String(parameters.size))) }
+            if !parameters.count { pairs.append(("count", "false")) }
             if pairs.isEmpty { return "" }
             return "?" + pairs.map { QueryString.encode($0) + "=" + QueryString.encode($1) }.joined(separator: "&")
         }

@@ -182,6 +182,66 @@
             }
         }
 
+        // MARK: count=false
+
+        @Test("count=false skips the count: null in the JSON, said on the page, kept in every link of the view")
+        func countFalse() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path]) { server in
+                #expect(try await server.request("/notes.json?sort=id&size=2").json()["count"] as? Int == 4)
+                let answer = try await server.request("/notes.json?sort=id&size=2&count=false")
+                #expect(answer.status == 200)
+                let json = try answer.json()
+                #expect(json["count"] is NSNull, "\(json)")
+                #expect((json["rows"] as? [Any])?.count == 2)
+                let next = try #require(json["next"] as? String)
+                let second = try await server.request("/notes.json?sort=id&size=2&count=false&after=" + encoded(next))
+                #expect(try second.json()["count"] is NSNull)
+                #expect(try await server.request("/notes.json?count=true").json()["count"] as? Int == 4)
+
+                let page = try await server.request("/notes?sort=id&facet=folder_id&size=2&count=false")
+                #expect(page.status == 200)
+                #expect(
+                    page.body.contains(
+                        "<p id=\"count\" data-live>The matching rows were not counted (count=false).</p>"))
+                #expect(!page.body.contains("rows match"))
+                // Sort headers, facet values, the next page, the formats and the live source keep it.
+                let links = page.body.matches(of: #/(?:href|data-live-source)="(/notes[^/"]*)"/#).map { String($0.1) }
+                #expect(links.count >= 10, "\(links)")
+                for link in links { #expect(link.contains("count=false"), "\(link)") }
+                #expect(page.body.contains("data-live-source=\"/notes.sse?"))
+                #expect(page.body.contains("rel=\"next\""))
+                // So do the filter form and the column picker.
+                #expect(
+                    try Self.form("columns", in: page.body).contains(
+                        "<input type=\"hidden\" name=\"count\" value=\"false\">"))
+                #expect(page.body.ranges(of: "<input type=\"hidden\" name=\"count\" value=\"false\">").count == 2)
+                let counted = try await server.request("/notes?sort=id")
+                #expect(!counted.body.contains("count=false"))
+                #expect(!counted.body.contains("name=\"count\""))
+            }
+        }
+
+        @Test(
+            "count= takes true or false, once",
+            arguments: [
+                (
+                    "count=no",
+                    "count= takes true (count the matching rows, the default) or false (skip the count); \"no\" is neither"
+                ),
+                ("count=false&count=false", "count= is given more than once; give it once"),
+            ])
+        func countRefusals(query: String, message: String) async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path]) { server in
+                let answer = try await server.request("/notes.json?" + query)
+                #expect(answer.status == 400)
+                #expect(try answer.json()["error"] as? String == message)
+                let page = try await server.request("/notes?" + query)
+                #expect(page.status == 400)
+            }
+        }
+
         // MARK: Facet labels
 
         @Test("A facet on a foreign key shows the parent rows' labels, in the page, the JSON and each event")
