@@ -9,7 +9,8 @@ enum OneView {
         print(
             "One view, one client then \(options.clients): \(options.commits) single-row commits from another "
                 + "connection, each waited for by every client; view A is /items.sse?"
-                + queryString(viewParameters) + " (its count reads 166,667 rows), view B /items.sse?"
+                + queryString(viewParameters)
+                + " (its count reads 166,667 rows), with count=false too (no count), view B /items.sse?"
                 + queryString(indexCountParameters) + " (the same rows, counted from the index)")
         print("")
         print(
@@ -17,7 +18,10 @@ enum OneView {
                 + "| refetches per commit | readers | server RSS before → after MB | KB per idle client |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         let writer = try RawConnection(path: database)
-        for (view, parameters) in [("A", viewParameters), ("B", indexCountParameters)] {
+        for (view, parameters) in [
+            ("A", viewParameters), ("A, count=false", viewParameters + [("count", "false")]),
+            ("B", indexCountParameters),
+        ] {
             for clients in Set([1, options.clients]).sorted() {
                 try measure(
                     options, database: database, writer: writer, view: view, parameters: parameters, clients: clients)
