@@ -53,10 +53,11 @@
             guard isTable == 1 else { return nil }
             let name: String = try keys[0][0]
             // `id INTEGER PRIMARY KEY DESC`, declared in the column, is an ordinary column, not
-            // the rowid; SQLite's own program says which: an alias is read with `Rowid`.
+            // the rowid; SQLite's own program says which: an alias is read with `Rowid`, or with
+            // `IdxRowid` when the plan scans an index, which holds every rowid.
             let program = try db.fetchAll(
                 "EXPLAIN SELECT \(String.quotedIdentifier(name)) FROM \(String.quotedIdentifier(table))")
-            let readsRowID = try program.contains { row in try (row[1] as String) == "Rowid" }
+            let readsRowID = try program.contains { row in try ["Rowid", "IdxRowid"].contains(row[1] as String) }
             return readsRowID ? name : nil
         }
 

@@ -159,7 +159,11 @@
                 "CREATE TABLE desk(id INTEGER PRIMARY KEY DESC, name TEXT);"
                     + " INSERT INTO desk VALUES (2, 'two'), (1, 'one');"
                     + " CREATE TABLE drawer(id INTEGER PRIMARY KEY, desk_id INTEGER REFERENCES desk(id));"
-                    + " INSERT INTO drawer VALUES (1, 2);")
+                    + " INSERT INTO drawer VALUES (1, 2);"
+                    // A real alias, on a table whose index a scan would read instead of the table.
+                    + " CREATE TABLE shelf(id INTEGER PRIMARY KEY, name TEXT, level INTEGER, note TEXT);"
+                    + " CREATE INDEX shelf_level ON shelf(level);"
+                    + " INSERT INTO shelf VALUES (7, 'top', 2, 'a long note'), (3, 'low', 1, 'another long note');")
             try await withServer(["--db", database.path]) { server in
                 let desks = try await server.request("/desk.json?sort=id").json()
                 #expect((desks["rows"] as? [[String: Any]])?.map { $0["name"] as? String } == ["one", "two"])
@@ -172,6 +176,13 @@
                 }
                 // Rows of a table with no rowid column are not linked; a link is never to another row.
                 #expect(reached.isEmpty || reached == ["one", "two"], "\(reached)")
+                let shelves = try await server.request("/shelf?sort=id")
+                var shelved: [String] = []
+                for match in shelves.body.matches(of: /<tr data-key="[^"]*"><td><a href="([^"]*)">/) {
+                    let row = try await server.request(String(match.output.1) + ".json").json()
+                    shelved.append("\((row["row"] as? [String: Any])?["name"] ?? "no row")")
+                }
+                #expect(shelved == ["low", "top"])
                 // A row's page is found by its rowid.
                 let first = try await server.request("/desk/1.json").json()
                 #expect((first["row"] as? [String: Any])?["name"] as? String == "two", "\(first)")
