@@ -126,6 +126,8 @@ let package = Package(
             dependencies: [
                 "SharingSQLite",
                 "Queryable",
+                // The serve state's locks: pthread mutexes, which Thread Sanitizer sees.
+                "Locking",
                 // Output and import read and bind columns with the C API, from and into byte buffers.
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

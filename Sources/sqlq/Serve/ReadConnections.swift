@@ -1,6 +1,6 @@
 #if HTTP
     import SQLite
-    import Synchronization
+    import Locking
 
     #if canImport(Glibc)
         import Glibc
@@ -18,7 +18,7 @@
 
         /// How many connections there are.
         let count: Int
-        private let state: Mutex<State>
+        private let state: Lock<State>
 
         /// As many connections as cores, at least 2 and at most 8: a read is mostly CPU work, and
         /// a second connection on one core still lets a short request pass a long one.
@@ -27,7 +27,7 @@
         init(_ connections: [DatabaseQueue]) {
             precondition(!connections.isEmpty, "a request needs a connection to read through")
             count = connections.count
-            state = Mutex(State(free: connections))
+            state = Lock(State(free: connections))
         }
 
         /// How many connections a request is reading through now.

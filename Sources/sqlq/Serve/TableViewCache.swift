@@ -1,6 +1,6 @@
 #if HTTP
     import SQLite
-    import Synchronization
+    import Locking
 
     /// The table views already checked against the schema, by table and parameters, so that a
     /// view asked for again skips the work of making it: parsing its options, and the schema's
@@ -22,7 +22,7 @@
         /// that many clients ask for are back after one request each.
         static let capacity = 256
 
-        private let entries = Mutex<[Key: Entry]>([:])
+        private let entries = Lock<[Key: Entry]>([:])
 
         /// The view of `table` that `parameters` describe, as ``TableViewRequest`` makes it, read
         /// in `db`'s transaction.

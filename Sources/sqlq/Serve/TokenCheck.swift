@@ -1,7 +1,7 @@
 #if HTTP
     import HTTPTypes
     import Hummingbird
-    import Synchronization
+    import Locking
 
     /// What `--token` lets in: the token itself, as `Authorization: Bearer TOKEN`, and one
     /// browser, through the one-time login URL that `serve` prints. That URL holds a random code,
@@ -10,7 +10,7 @@
         let token: String
         /// The code of the one-time login URL, `/-/login?code=CODE`.
         let loginCode: String
-        private let state = Mutex(State())
+        private let state = Lock(State())
 
         static let loginPath = "/-/login"
 
