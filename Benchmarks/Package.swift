@@ -35,11 +35,12 @@ let package = Package(
             ]
         ),
         // Whole-process timings of the sqlq executable against the sqlite3 shell (see run-cli).
-        // The 1,000,000-row items database that the sqlq benchmarks share, built with raw sqlite3.
-        .target(name: "BenchmarkItems", dependencies: ["BenchSQLite"]),
-        .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite", "BenchmarkItems"]),
+        // What the sqlq benchmarks share: the 1,000,000-row items database, built with raw sqlite3,
+        // a monotonic clock and the reading of their options.
+        .target(name: "BenchmarkSupport", dependencies: ["BenchSQLite"]),
+        .executableTarget(name: "CLIBenchmarks", dependencies: ["BenchSQLite", "BenchmarkSupport"]),
         // `sqlq serve` under 1,000 live clients, and its JSON API against Datasette's (see run-serve).
-        .executableTarget(name: "ServeBenchmarks", dependencies: ["BenchSQLite", "BenchmarkItems"]),
+        .executableTarget(name: "ServeBenchmarks", dependencies: ["BenchSQLite", "BenchmarkSupport"]),
         // sqlq's `query` options parsed by argument-parser, and nothing else: the floor of sqlq's start.
         .executableTarget(
             name: "ArgumentParserFloor",

@@ -1,5 +1,5 @@
 import BenchSQLite
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 #if canImport(Glibc)

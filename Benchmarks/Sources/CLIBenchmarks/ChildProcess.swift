@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -125,18 +125,5 @@ struct PipeReader {
             }
             return count == 0 ? nil : buffer[..<count]
         }
-    }
-}
-
-/// Monotonic time.
-enum Clock {
-    static var now: UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    static func milliseconds(since start: UInt64) -> Double {
-        Double(now - start) / 1e6
     }
 }

@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 // Whole-process wall time of `sqlq query` against the sqlite3 shell running the same SQL, on a
@@ -20,42 +20,25 @@ struct Options {
     /// A program that parses sqlq's query options with argument-parser and does nothing else.
     var floor: String?
     /// sqlite-utils, found on PATH unless given.
-    var sqliteUtils: String? = Options.findOnPath("sqlite-utils")
+    var sqliteUtils: String? = Arguments.findOnPath("sqlite-utils")
     /// The parts to run: queries, bulk, watch.
     var parts: Set<String> = ["queries", "bulk", "watch"]
 
-    static func findOnPath(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
-
     init(_ arguments: [String]) throws {
-        var rest = arguments[...]
-        func value(_ option: String) throws -> String {
-            guard let value = rest.popFirst() else { throw BenchmarkError("\(option) takes a value") }
-            return value
-        }
-        func number(_ option: String) throws -> Int {
-            guard let number = Int(try value(option)), number > 0 else {
-                throw BenchmarkError("\(option) takes a positive number")
-            }
-            return number
-        }
-        while let argument = rest.popFirst() {
+        var rest = Arguments(arguments)
+        while let argument = rest.next() {
             switch argument {
-            case "--rows": rows = try number(argument)
-            case "--runs": runs = try number(argument)
-            case "--bulk-runs": bulkRuns = try number(argument)
-            case "--sqlite-utils": sqliteUtils = try value(argument)
-            case "--only": parts = Set(try value(argument).split(separator: ",").map(String.init))
-            case "--commits": commits = try number(argument)
-            case "--database": database = try value(argument)
-            case "--sqlite3": sqlite3 = try value(argument)
-            case "--floor": floor = try value(argument)
+            case "--rows": rows = try rest.number(argument)
+            case "--runs": runs = try rest.number(argument)
+            case "--bulk-runs": bulkRuns = try rest.number(argument)
+            case "--sqlite-utils": sqliteUtils = try rest.value(argument)
+            case "--only": parts = Set(try rest.value(argument).split(separator: ",").map(String.init))
+            case "--commits": commits = try rest.number(argument)
+            case "--database": database = try rest.value(argument)
+            case "--sqlite3": sqlite3 = try rest.value(argument)
+            case "--floor": floor = try rest.value(argument)
             case "--sqlq":
-                let spec = try value(argument)
+                let spec = try rest.value(argument)
                 guard let equals = spec.firstIndex(of: "=") else { throw BenchmarkError("--sqlq takes label=path") }
                 builds.append((String(spec[..<equals]), String(spec[spec.index(after: equals)...])))
             case "-h", "--help":

@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 /// The time to the first byte of a table page with a filter and two facets, one request at a

@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 /// The JSON API of `sqlq serve` against Datasette's, on the same file and the same filtered,

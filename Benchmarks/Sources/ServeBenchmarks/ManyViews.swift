@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 /// Clients that each follow their own one-row view (`where=id = k`), and single-row writes to one

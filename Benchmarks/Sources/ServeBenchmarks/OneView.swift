@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 /// Clients that all follow the same view, and single-row commits that change it: the time from a

@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -101,19 +101,6 @@ final class ServerProcess {
             throw BenchmarkError("cannot read utime and stime in /proc/\(pid)/stat")
         }
         return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-}
-
-/// Monotonic time, in nanoseconds.
-enum Clock {
-    static var now: UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    static func milliseconds(since start: UInt64) -> Double {
-        Double(now - start) / 1e6
     }
 }
 

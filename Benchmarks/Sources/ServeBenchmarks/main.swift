@@ -1,4 +1,4 @@
-import BenchmarkItems
+import BenchmarkSupport
 import Foundation
 
 // `sqlq serve` (a release build) against the targets of its issue, on the 1,000,000-row items
@@ -19,44 +19,27 @@ struct Options {
     var pageRequests = 21
     var wrkSeconds = 10
     var wrkRounds = 2
-    var datasette: String? = Options.findOnPath("datasette")
-    var wrk: String? = Options.findOnPath("wrk")
+    var datasette: String? = Arguments.findOnPath("datasette")
+    var wrk: String? = Arguments.findOnPath("wrk")
     /// The parts to run: one-view, many-views, json, page.
     var parts: Set<String> = ["one-view", "many-views", "json", "page"]
 
-    static func findOnPath(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
-
     init(_ arguments: [String]) throws {
-        var rest = arguments[...]
-        func value(_ option: String) throws -> String {
-            guard let value = rest.popFirst() else { throw BenchmarkError("\(option) takes a value") }
-            return value
-        }
-        func number(_ option: String) throws -> Int {
-            guard let number = Int(try value(option)), number > 0 else {
-                throw BenchmarkError("\(option) takes a positive number")
-            }
-            return number
-        }
-        while let argument = rest.popFirst() {
+        var rest = Arguments(arguments)
+        while let argument = rest.next() {
             switch argument {
-            case "--sqlq": sqlq = try value(argument)
-            case "--rows": rows = try number(argument)
-            case "--database": database = try value(argument)
-            case "--clients": clients = try number(argument)
-            case "--commits": commits = try number(argument)
-            case "--writes": writes = try number(argument)
-            case "--page-requests": pageRequests = try number(argument)
-            case "--wrk-seconds": wrkSeconds = try number(argument)
-            case "--wrk-rounds": wrkRounds = try number(argument)
-            case "--datasette": datasette = try value(argument)
-            case "--wrk": wrk = try value(argument)
-            case "--only": parts = Set(try value(argument).split(separator: ",").map(String.init))
+            case "--sqlq": sqlq = try rest.value(argument)
+            case "--rows": rows = try rest.number(argument)
+            case "--database": database = try rest.value(argument)
+            case "--clients": clients = try rest.number(argument)
+            case "--commits": commits = try rest.number(argument)
+            case "--writes": writes = try rest.number(argument)
+            case "--page-requests": pageRequests = try rest.number(argument)
+            case "--wrk-seconds": wrkSeconds = try rest.number(argument)
+            case "--wrk-rounds": wrkRounds = try rest.number(argument)
+            case "--datasette": datasette = try rest.value(argument)
+            case "--wrk": wrk = try rest.value(argument)
+            case "--only": parts = Set(try rest.value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
                 print(
                     "usage: ServeBenchmarks --sqlq PATH [--rows N] [--database PATH] [--clients N] [--commits N] "

@@ -106,7 +106,7 @@
         @Test("Walking random views page by page through the server gives the rows of one query")
         func serverDifferential() async throws {
             let database = try TestDatabase.with("")
-            var random = PageTokenTests.Random(state: 2026)
+            var random = SeededGenerator(seed: 2026)
             let tiebreaker = try PageTokenTests.makeTable(try Database(path: database.path), &random)
             try await withServer(["--db", database.path]) { server in
                 var pages = 0

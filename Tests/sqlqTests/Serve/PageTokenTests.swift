@@ -92,18 +92,6 @@
 
         // MARK: Differential
 
-        /// A generator a seed reproduces (SplitMix64).
-        struct Random: RandomNumberGenerator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-
         /// The columns the random tables have: every affinity, a NOCASE collation.
         static let columns = [
             ("a", "INTEGER"), ("b", "TEXT"), ("c", "REAL"), ("d", ""), ("e", "TEXT COLLATE NOCASE"), ("f", "NUMERIC"),
@@ -112,7 +100,7 @@
         /// A key longer than a token holds: its page's next token is an offset, counted.
         static let longText = String(repeating: "z", count: PageToken.maximumLength)
 
-        static func randomValue(_ random: inout Random) -> SQLiteValue {
+        static func randomValue(_ random: inout SeededGenerator) -> SQLiteValue {
             let pool: [SQLiteValue] = [
                 .null, .null, .integer(-2), .integer(0), .integer(1), .integer(3), .integer(3), .real(-0.0), .real(0.0),
                 .real(1.5), .real(-1.5), .real(2.0), .real(1e300), .text("a"), .text("A"), .text("b"), .text("B"),
@@ -125,7 +113,7 @@
         /// A random table `t` in `db`: a rowid table with or without an INTEGER PRIMARY KEY, or
         /// a WITHOUT ROWID table keyed by NOCASE text. `n` numbers the rows as inserted. Returns
         /// the tiebreaker as the reference query writes it.
-        static func makeTable(_ db: Database, _ random: inout Random) throws -> String {
+        static func makeTable(_ db: Database, _ random: inout SeededGenerator) throws -> String {
             let kind = Int.random(in: 0..<3, using: &random)
             let columns = Self.columns.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
             switch kind {
@@ -152,7 +140,8 @@
         }
 
         /// A random view: 1 to 3 sort keys with directions, a filter or none, a page size.
-        static func randomView(_ random: inout Random) -> (sort: [(String, Bool)], filter: String?, size: Int) {
+        static func randomView(_ random: inout SeededGenerator) -> (sort: [(String, Bool)], filter: String?, size: Int)
+        {
             let count = Int.random(in: 1...3, using: &random)
             let sort = (0..<count).map { _ in
                 (Self.columns[Int.random(in: 0..<Self.columns.count, using: &random)].0, Bool.random(using: &random))
@@ -210,7 +199,7 @@
             var keysetTokens = 0
             var offsetTokens = 0
             for seed in UInt64(batch * 30)..<UInt64(batch * 30 + 30) {
-                var random = Random(state: seed)
+                var random = SeededGenerator(seed: seed)
                 let db = try Database()
                 let tiebreaker = try Self.makeTable(db, &random)
                 for _ in 0..<4 {
