@@ -7,9 +7,9 @@ package struct SQLKeyIdentity: Hashable, Sendable, CustomStringConvertible {
     let kind: String
     let type: Any.Type
     let sql: String
-    let arguments: [SQLiteValue]
+    let arguments: [DatabaseValue]
 
-    package init(kind: String, type: Any.Type, sql: String, arguments: [SQLiteValue]) {
+    package init(kind: String, type: Any.Type, sql: String, arguments: [DatabaseValue]) {
         self.kind = kind
         self.type = type
         self.sql = sql

@@ -21,7 +21,7 @@ struct UntypedParameter: PostgresDynamicTypeEncodable {
 
 extension PostgresQuery {
     /// `sql` with `arguments` bound to `$1`, `$2`…, never spliced into the SQL.
-    init(sql: String, arguments: [SQLiteValue]) {
+    init(sql: String, arguments: [DatabaseValue]) {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {

@@ -23,18 +23,18 @@ public protocol PostgreSQLExecutor: Sendable {
 extension PostgreSQLExecutor {
     /// Every row of `sql`, with `arguments` bound to `$1, $2…`, owned, its values mapped onto
     /// SQLite's (<doc:PostgreSQL#Values>).
-    public func fetchAll(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> [Row] {
+    public func fetchAll(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [Row] {
         try await session.run(sql, arguments).rows
     }
 
     /// The first row of `sql`, or nil when there is none.
-    public func fetchOne(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Row? {
+    public func fetchOne(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Row? {
         try await fetchAll(sql, arguments).first
     }
 
     /// Runs one statement and returns the number of rows it inserted, updated or deleted.
     @discardableResult
-    public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) async throws -> Int {
+    public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Int {
         try await session.run(sql, arguments).count
     }
 }

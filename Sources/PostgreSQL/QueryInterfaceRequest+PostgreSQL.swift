@@ -6,7 +6,7 @@ import SQLite
 
 extension QueryInterfaceRequest {
     /// The request's SQL in PostgreSQL's dialect, or an error naming what PostgreSQL cannot run.
-    fileprivate func postgreSQL(one: Bool = false, count: Bool = false) throws -> (String, [SQLiteValue]) {
+    fileprivate func postgreSQL(one: Bool = false, count: Bool = false) throws -> (String, [DatabaseValue]) {
         let rendered = try rendered(.postgreSQL, one: one, count: count)
         if let unsupported = rendered.unsupported {
             throw PostgreSQLError(

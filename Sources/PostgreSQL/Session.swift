@@ -19,7 +19,7 @@ import SQLite
 
     /// Runs one statement: its rows, owned, the count of rows it affected (or returned), and
     /// its command, such as `INSERT`, or `ROLLBACK` for a `COMMIT` that rolled back.
-    func run(_ sql: String, _ arguments: [SQLiteValue]) async throws -> (rows: [Row], count: Int, command: String) {
+    func run(_ sql: String, _ arguments: [DatabaseValue]) async throws -> (rows: [Row], count: Int, command: String) {
         let (future, rows) = try start(sql, arguments)
         do {
             let metadata = try await future.get()
@@ -56,7 +56,7 @@ import SQLite
 
     /// ``run(_:_:)``, waiting on the calling thread: for live values' refetch rounds, which run
     /// on a queue of their own, never on an event loop.
-    func runBlocking(_ sql: String, _ arguments: [SQLiteValue]) throws -> [Row] {
+    func runBlocking(_ sql: String, _ arguments: [DatabaseValue]) throws -> [Row] {
         let (future, rows) = try start(sql, arguments)
         do {
             _ = try future.wait()
@@ -68,7 +68,7 @@ import SQLite
 
     /// Sends one statement; the rows gather in the lock as they arrive.
     private func start(
-        _ sql: String, _ arguments: [SQLiteValue]
+        _ sql: String, _ arguments: [DatabaseValue]
     ) throws -> (EventLoopFuture<PostgresQueryMetadata>, Lock<(names: [String]?, rows: [Row])>) {
         // PostgresNIO leaves a query on a closed connection waiting forever.
         if connection.isClosed {
@@ -81,9 +81,9 @@ import SQLite
         // The future-based query reports the command tag's row count, which the async row
         // sequence does not expose.
         let future = connection.query(PostgresQuery(sql: sql, arguments: arguments), logger: Self.logger) { row in
-            var values: [SQLiteValue] = []
+            var values: [DatabaseValue] = []
             values.reserveCapacity(row.count)
-            for cell in row { values.append(try SQLiteValue(cell, sql: sql)) }
+            for cell in row { values.append(try DatabaseValue(cell, sql: sql)) }
             rows.withLock { state in
                 if state.names == nil { state.names = row.map(\.columnName) }
                 state.rows.append(Row(columnNames: state.names!, values: values))

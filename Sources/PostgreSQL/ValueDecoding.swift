@@ -1,7 +1,7 @@
 import PostgresNIO
 import SQLite
 
-extension SQLiteValue {
+extension DatabaseValue {
     /// The value of a result cell, mapped by its PostgreSQL type onto the values SQLite has:
     /// integers (booleans as 1 and 0, as SQLite stores them), reals, text, blobs, NULL; dates,
     /// times, UUIDs and JSON as the text PostgreSQL would print for them.
@@ -18,7 +18,7 @@ extension SQLiteValue {
             self = .text(bytes.readString(length: bytes.readableBytes) ?? "")
             return
         }
-        let value: SQLiteValue?
+        let value: DatabaseValue?
         switch cell.dataType {
         case .int2: value = bytes.readInteger(as: Int16.self).map { .integer(Int64($0)) }
         case .int4: value = bytes.readInteger(as: Int32.self).map { .integer(Int64($0)) }

@@ -12,5 +12,5 @@ extension QueryInterfaceRequest {
     public var countSQL: String { render(.count).sql }
 
     /// The values bound to ``countSQL``'s placeholders, in order.
-    public var countArguments: [SQLiteValue] { render(.count).arguments }
+    public var countArguments: [DatabaseValue] { render(.count).arguments }
 }

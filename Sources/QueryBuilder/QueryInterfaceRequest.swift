@@ -111,7 +111,7 @@ public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
     public var sql: String { render(.all).sql }
 
     /// The values bound to ``sql``'s placeholders, in order.
-    public var arguments: [SQLiteValue] { render(.all).arguments }
+    public var arguments: [DatabaseValue] { render(.all).arguments }
 
     /// Every name the request uses: the table, then each column it mentions.
     package var identifiers: (table: String, columns: [String]) {
@@ -131,7 +131,7 @@ public struct QueryInterfaceRequest<RowValue>: Hashable, Sendable {
     /// form.
     package func rendered(
         _ dialect: SQLDialect, one: Bool = false, count: Bool = false
-    ) throws(ValueConversionError) -> (sql: String, arguments: [SQLiteValue], unsupported: String?) {
+    ) throws(ValueConversionError) -> (sql: String, arguments: [DatabaseValue], unsupported: String?) {
         let renderer = render(count ? .count : one ? .one : .all, dialect: dialect)
         try renderer.checkValues()
         return (renderer.sql, renderer.arguments, renderer.unsupported)

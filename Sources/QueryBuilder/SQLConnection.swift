@@ -15,7 +15,7 @@ import SQLCore
 ///
 /// Requests are rendered in the connection's own SQL dialect, with every value bound. Rows decode
 /// into any `FetchableRow`, as on SQLite: by a hand-written `init(row:)`, through `Decodable`
-/// (coding keys name the columns), or as single `SQLiteValueConvertible` values.
+/// (coding keys name the columns), or as single `DatabaseValueConvertible` values.
 ///
 /// The package's sources are the only conforming types: the requirement is how a source runs a
 /// request, and is not called directly.

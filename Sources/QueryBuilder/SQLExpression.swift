@@ -45,7 +45,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         /// `"name"`
         case column(String)
         /// `"name" op ?`
-        case comparison(column: String, SQLComparisonOperator, SQLiteValue)
+        case comparison(column: String, SQLComparisonOperator, DatabaseValue)
         /// Any other expression.
         case fragment(SQLFragment, Precedence)
     }
@@ -90,7 +90,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// ```swift
     /// Column("a") == SQLExpression.value(1)   // "a" = ?
     /// ```
-    public static func value(_ value: some SQLiteValueConvertible) -> SQLExpression {
+    public static func value(_ value: some DatabaseValueConvertible) -> SQLExpression {
         SQLExpression(SQLFragment([.binding(of: value)]), precedence: .atom)
     }
 
@@ -102,7 +102,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     }
 
     /// The values bound to the expression's `?` placeholders, in order.
-    public var arguments: [SQLiteValue] {
+    public var arguments: [DatabaseValue] {
         let renderer = SQLRenderer(capacity: 64)
         renderer.append(self)
         return renderer.arguments
@@ -174,7 +174,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     /// inline, without allocating; the cast folds away when the operator is specialized for
     /// `Column`.
     @inlinable
-    package static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: SQLiteValue)
+    package static func comparison(_ lhs: some SQLExpressible, _ op: SQLComparisonOperator, value: DatabaseValue)
         -> SQLExpression
     {
         if let column = lhs as? Column {
@@ -184,7 +184,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     }
 
     @usableFromInline
-    package static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, value: SQLiteValue)
+    package static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, value: DatabaseValue)
         -> SQLExpression
     {
         if case .column(let name) = lhs.node {

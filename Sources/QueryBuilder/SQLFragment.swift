@@ -18,7 +18,7 @@ package struct SQLFragment: Hashable, Sendable {
         /// quoted like any identifier, but left out of the request's schema checks.
         case foreignIdentifier(String)
         /// A value, rendered as `?` and bound.
-        case binding(SQLiteValue)
+        case binding(DatabaseValue)
         /// A Swift value with no stored form (a `Date` past year 9999): rendered as a placeholder
         /// bound to NULL, and reported by the renderer, so that the request throws when it runs.
         case invalidValue(ValueConversionError)
@@ -58,9 +58,9 @@ package struct SQLFragment: Hashable, Sendable {
 
         /// The binding of `value`, or the reason it has none.
         @inlinable
-        package static func binding(of value: some SQLiteValueConvertible) -> Segment {
+        package static func binding(of value: some DatabaseValueConvertible) -> Segment {
             do {
-                return .binding(try value.sqliteValue)
+                return .binding(try value.databaseValue)
             } catch {
                 return .invalidValue(ValueConversionError(error, of: value))
             }
@@ -131,7 +131,7 @@ package final class SQLRenderer {
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private var count = 0
     /// The values bound to the `?` placeholders, in order.
-    @exclusivity(unchecked) package var arguments: [SQLiteValue] = []
+    @exclusivity(unchecked) package var arguments: [DatabaseValue] = []
 
     package init(capacity: Int = 128, dialect: SQLDialect = .sqlite) {
         self.dialect = dialect
@@ -274,7 +274,7 @@ package final class SQLRenderer {
 
     /// The rest of `translate(lhs` `::text, …) LIKE translate(?, …) ESCAPE …`. The left side
     /// is compared as text, as SQLite compares a number's text form (`priority LIKE '1%'`).
-    private func appendLikeRest(_ pattern: SQLiteValue, escaped: Bool) {
+    private func appendLikeRest(_ pattern: DatabaseValue, escaped: Bool) {
         appendRaw("::text")
         appendRaw(Self.foldClose)
         appendRaw(" LIKE ")
@@ -343,7 +343,7 @@ package final class SQLRenderer {
         }
     }
 
-    package func appendBinding(_ value: SQLiteValue) {
+    package func appendBinding(_ value: DatabaseValue) {
         arguments.append(value)
         switch dialect {
         case .sqlite:

@@ -16,7 +16,7 @@ extension SQLExpressible {
     /// Column("due") == nil             // "due" IS NULL
     /// ```
     @inlinable
-    public static func == (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+    public static func == (lhs: Self, rhs: some DatabaseValueConvertible) -> SQLExpression {
         let segment = SQLFragment.Segment.binding(of: rhs)
         if case .binding(.null) = segment { return SQLExpression.postfix(lhs.sqlExpression, " IS NULL") }
         return SQLExpression.comparison(lhs, .equal, segment: segment)
@@ -24,7 +24,7 @@ extension SQLExpressible {
 
     /// `lhs <> ?`, or `lhs IS NOT NULL` when the value is nil.
     @inlinable
-    public static func != (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+    public static func != (lhs: Self, rhs: some DatabaseValueConvertible) -> SQLExpression {
         let segment = SQLFragment.Segment.binding(of: rhs)
         if case .binding(.null) = segment { return SQLExpression.postfix(lhs.sqlExpression, " IS NOT NULL") }
         return SQLExpression.comparison(lhs, .notEqual, segment: segment)
@@ -32,13 +32,13 @@ extension SQLExpressible {
 
     /// `lhs < ?`. Comparing with NULL is never true, as in SQL.
     @inlinable
-    public static func < (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+    public static func < (lhs: Self, rhs: some DatabaseValueConvertible) -> SQLExpression {
         SQLExpression.comparison(lhs, .less, segment: .binding(of: rhs))
     }
 
     /// `lhs <= ?`.
     @inlinable
-    public static func <= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+    public static func <= (lhs: Self, rhs: some DatabaseValueConvertible) -> SQLExpression {
         SQLExpression.comparison(lhs, .lessOrEqual, segment: .binding(of: rhs))
     }
 
@@ -48,13 +48,13 @@ extension SQLExpressible {
     /// Column("timestamp") > filterDate ?? .distantPast
     /// ```
     @inlinable
-    public static func > (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+    public static func > (lhs: Self, rhs: some DatabaseValueConvertible) -> SQLExpression {
         SQLExpression.comparison(lhs, .greater, segment: .binding(of: rhs))
     }
 
     /// `lhs >= ?`.
     @inlinable
-    public static func >= (lhs: Self, rhs: some SQLiteValueConvertible) -> SQLExpression {
+    public static func >= (lhs: Self, rhs: some DatabaseValueConvertible) -> SQLExpression {
         SQLExpression.comparison(lhs, .greaterOrEqual, segment: .binding(of: rhs))
     }
 

@@ -11,7 +11,7 @@ extension SQLExpressible {
     ///
     /// The SQL depends on the number of values only, so lists of the same length share a cached
     /// statement.
-    public func `in`<S: Sequence>(_ values: S) -> SQLExpression where S.Element: SQLiteValueConvertible {
+    public func `in`<S: Sequence>(_ values: S) -> SQLExpression where S.Element: DatabaseValueConvertible {
         let lhs = sqlExpression
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(lhs.fragment.segments.count + values.underestimatedCount * 2 + 4)
@@ -32,7 +32,8 @@ extension SQLExpressible {
     /// ```swift
     /// Column("priority").between(1, 3)
     /// ```
-    public func between(_ lower: some SQLiteValueConvertible, _ upper: some SQLiteValueConvertible) -> SQLExpression {
+    public func between(_ lower: some DatabaseValueConvertible, _ upper: some DatabaseValueConvertible) -> SQLExpression
+    {
         let lhs = sqlExpression
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(lhs.fragment.segments.count + 6)

@@ -96,7 +96,7 @@ public struct BorrowedRow {
     public var columnNames: [String] { source.columnNames }
 
     /// All values, in column order.
-    public var values: [SQLiteValue] {
+    public var values: [DatabaseValue] {
         (0..<columnCount).map { value(at: $0) }
     }
 
@@ -110,11 +110,11 @@ public struct BorrowedRow {
 
     /// The value at `index`. Traps when `index` is out of range, as arrays do.
     @inlinable
-    public func value(at index: Int) -> SQLiteValue {
+    public func value(at index: Int) -> DatabaseValue {
         checkCurrent()
         guard let handle else { return owned!.values[index] }
         precondition(index >= 0 && index < columnCount, "column index \(index) out of range")
-        return SQLiteValue(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
+        return DatabaseValue(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
     }
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
@@ -127,7 +127,7 @@ public struct BorrowedRow {
     /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
     /// and `T` is not optional, or when it has a type `T` cannot represent.
     @inlinable
-    public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
+    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
         @inline(__always) get throws {
             // One unsigned comparison rejects negative indexes too.
             guard UInt(bitPattern: index) < UInt(bitPattern: columnCount) else {
@@ -136,7 +136,7 @@ public struct BorrowedRow {
             checkCurrent()
             if let handle {
                 if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
-            } else if let decoded = T(sqliteValue: owned!.values[index]) {
+            } else if let decoded = T(databaseValue: owned!.values[index]) {
                 return decoded
             }
             throw decodingError(T.self, index: index, value: value(at: index))
@@ -151,7 +151,7 @@ extension BorrowedRow: RowReading {
 extension BorrowedRow {
     /// The first column converted to `T`, or nil when it is NULL.
     @inlinable
-    package func firstColumnUnlessNull<T: SQLiteValueConvertible>(_ type: T.Type) throws -> T? {
+    package func firstColumnUnlessNull<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T? {
         guard columnCount > 0 else { throw indexOutOfRange(T.self, index: 0) }
         checkCurrent()
         if let handle {

@@ -19,7 +19,7 @@
 /// - A `Decodable` type that declares the conformance and nothing more: each coding key names a
 ///   column (`struct Item: FetchableRow, Decodable { … }`). A type that writes `init(row:)` too
 ///   decodes with its own.
-/// - Every ``SQLiteValueConvertible`` type (`Int`, `String`, `Date`…), which decodes the first
+/// - Every ``DatabaseValueConvertible`` type (`Int`, `String`, `Date`…), which decodes the first
 ///   column: `try db.fetchAll(String.self, "SELECT title FROM items")`.
 ///
 /// The row reads straight from the statement and is valid only during this call; use

@@ -82,7 +82,7 @@ private struct NamedColumnContainer<Key: CodingKey>: KeyedDecodingContainerProto
     func superDecoder(forKey key: Key) throws -> any Decoder { try column(key, Any.self) }
 }
 
-/// Decodes one column: directly for `SQLiteValueConvertible` types, through the type's own
+/// Decodes one column: directly for `DatabaseValueConvertible` types, through the type's own
 /// `init(from:)` for single-value types (a `RawRepresentable` enum), and from JSON text for
 /// nested keyed or unkeyed values.
 package struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
@@ -99,9 +99,9 @@ package struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     package func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let convertible = T.self as? any SQLiteValueConvertible.Type {
+        if let convertible = T.self as? any DatabaseValueConvertible.Type {
             let value = row.value(at: index)
-            if let decoded = convertible.init(sqliteValue: value) { return decoded as! T }
+            if let decoded = convertible.init(databaseValue: value) { return decoded as! T }
             throw row.decodingError(T.self, index: index, value: value)
         }
         do {
@@ -133,7 +133,7 @@ package struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
         let raw = row.value(at: index)
-        guard let wide = Int64(sqliteValue: raw), let value = T(exactly: wide) else {
+        guard let wide = Int64(databaseValue: raw), let value = T(exactly: wide) else {
             throw row.decodingError(T.self, index: index, value: raw)
         }
         return value

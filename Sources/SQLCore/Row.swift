@@ -5,7 +5,7 @@
 /// ```swift
 /// let title: String = try row["title"]
 /// let due: Date? = try row[4]
-/// let raw = row.value(at: 0)        // SQLiteValue
+/// let raw = row.value(at: 0)        // DatabaseValue
 /// ```
 ///
 /// `fetchAll`, `fetchOne` and cursors of `Row` return these. A row owns plain values and nothing
@@ -16,10 +16,10 @@ public struct Row: Sendable, Hashable {
     /// The column names, in order.
     public let columnNames: [String]
     /// All values, in column order.
-    public let values: [SQLiteValue]
+    public let values: [DatabaseValue]
 
     /// A row of these names and values, for tests and for decoders written by hand.
-    public init(columnNames: [String], values: [SQLiteValue]) {
+    public init(columnNames: [String], values: [DatabaseValue]) {
         precondition(columnNames.count == values.count, "a row needs as many names as values")
         self.columnNames = columnNames
         self.values = values
@@ -31,7 +31,7 @@ public struct Row: Sendable, Hashable {
 
     /// The value at `index`. Traps when `index` is out of range, as arrays do.
     @inlinable
-    public func value(at index: Int) -> SQLiteValue {
+    public func value(at index: Int) -> DatabaseValue {
         values[index]
     }
 
@@ -46,14 +46,14 @@ public struct Row: Sendable, Hashable {
     /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
     /// and `T` is not optional, or when it has a type `T` cannot represent.
     @inlinable
-    public subscript<T: SQLiteValueConvertible>(_ index: Int) -> T {
+    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
         get throws {
             // One unsigned comparison rejects negative indexes too.
             guard UInt(bitPattern: index) < UInt(bitPattern: values.count) else {
                 throw indexOutOfRange(T.self, index: index)
             }
             let value = values[index]
-            if let decoded = T(sqliteValue: value) { return decoded }
+            if let decoded = T(databaseValue: value) { return decoded }
             throw decodingError(T.self, index: index, value: value)
         }
     }

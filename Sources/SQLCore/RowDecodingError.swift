@@ -10,7 +10,7 @@ public struct RowDecodingError: Error, Sendable, Hashable, CustomStringConvertib
         /// The column holds NULL and the type is not optional.
         case unexpectedNull
         /// The column holds a value the type cannot represent.
-        case typeMismatch(found: SQLiteValue)
+        case typeMismatch(found: DatabaseValue)
         /// No column has that name.
         case columnNotFound(available: [String])
         /// The index is negative, or not less than the number of columns.

@@ -11,7 +11,7 @@ public protocol RowReading {
     /// The column names, in order.
     var columnNames: [String] { get }
     /// The value at `index`. Traps when `index` is out of range, as arrays do.
-    func value(at index: Int) -> SQLiteValue
+    func value(at index: Int) -> DatabaseValue
     /// The index of the named column, matched exactly first and then ignoring the case of ASCII
     /// letters, as SQLite matches names.
     func index(ofColumn name: String) -> Int?
@@ -19,7 +19,7 @@ public protocol RowReading {
     ///
     /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
     /// and `T` is not optional, or when it has a type `T` cannot represent.
-    subscript<T: SQLiteValueConvertible>(_ index: Int) -> T { get throws }
+    subscript<T: DatabaseValueConvertible>(_ index: Int) -> T { get throws }
     /// The SQL of the statement the row was read from, for error messages. Not part of the
     /// module's interface.
     @_spi(RowSQL) var sql: String? { get }
@@ -27,7 +27,7 @@ public protocol RowReading {
 
 extension RowReading {
     /// The value of the named column, or nil when the row has no such column.
-    public func value(named name: String) -> SQLiteValue? {
+    public func value(named name: String) -> DatabaseValue? {
         index(ofColumn: name).map { value(at: $0) }
     }
 
@@ -40,7 +40,7 @@ extension RowReading {
     ///
     /// Throws ``RowDecodingError`` when there is no such column, or the value does not convert.
     @inlinable
-    public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
+    public subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
         get throws {
             guard let index = index(ofColumn: name) else { throw columnNotFound(T.self, name: name) }
             return try self[index]
@@ -54,7 +54,7 @@ extension RowReading {
     // The error makers are kept out of line, so the typed subscripts that throw them stay small.
 
     @usableFromInline @inline(never)
-    package func decodingError(_ type: Any.Type, index: Int, value: SQLiteValue) -> RowDecodingError {
+    package func decodingError(_ type: Any.Type, index: Int, value: DatabaseValue) -> RowDecodingError {
         RowDecodingError(
             column: index >= 0 && index < count ? columnNames[index] : "#\(index)", index: index,
             expectedType: "\(type)", reason: value.isNull ? .unexpectedNull : .typeMismatch(found: value), sql: sql)

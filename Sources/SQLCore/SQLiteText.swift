@@ -77,12 +77,12 @@ package struct ExactString: Hashable, Sendable {
     }
 }
 
-extension SQLiteValue {
+extension DatabaseValue {
     /// True when both values are the same to SQLite: text and blobs by their bytes, reals by
     /// their bits (`-0.0` reads back as itself), and NaN equal to NaN, so that a key holding one
     /// equals itself.
     @inlinable
-    package func isIdentical(to other: SQLiteValue) -> Bool {
+    package func isIdentical(to other: DatabaseValue) -> Bool {
         switch (self, other) {
         case (.text(let lhs), .text(let rhs)): lhs.hasSameBytes(as: rhs)
         case (.real(let lhs), .real(let rhs)): lhs.bitPattern == rhs.bitPattern || (lhs.isNaN && rhs.isNaN)

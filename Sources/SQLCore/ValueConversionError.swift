@@ -1,5 +1,5 @@
 /// A Swift value that has no stored form: a `Date` outside the years 0000 through 9999 or not
-/// finite, or a value of your own type that your ``SQLiteValueConvertible/sqliteValue``
+/// finite, or a value of your own type that your ``DatabaseValueConvertible/databaseValue``
 /// conformance refuses.
 ///
 /// Thrown where the value would be bound: by inserts and updates, record writes, and a
@@ -21,7 +21,7 @@ public struct ValueConversionError: Error, Hashable, Sendable, CustomStringConve
 extension ValueConversionError {
     /// `error`, thrown by `value`'s conversion, as a conversion error naming the value.
     @usableFromInline
-    package init(_ error: any Error, of value: some SQLiteValueConvertible) {
+    package init(_ error: any Error, of value: some DatabaseValueConvertible) {
         if let error = error as? ValueConversionError {
             self = error
         } else {

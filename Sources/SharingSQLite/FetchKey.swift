@@ -13,7 +13,7 @@ extension SharedReaderKey {
     /// @SharedReader(.fetchAll("SELECT title FROM items", database: db)) var titles: [String]
     /// ```
     public static func fetchAll<T: FetchableRow & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+        _ sql: String, arguments: [DatabaseValue] = [], database: (any DatabaseWriter)? = nil
     ) -> Self where Value == [T] {
         sqlKey("fetchAll", T.self, sql, arguments, database) { try $0.fetchAll(T.self, sql, arguments) }
     }
@@ -26,7 +26,7 @@ extension SharedReaderKey {
     /// var item: Item?
     /// ```
     public static func fetchOne<T: FetchableRow & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
+        _ sql: String, arguments: [DatabaseValue] = [], database: (any DatabaseWriter)? = nil
     ) -> Self where Value == T? {
         sqlKey("fetchOne", T.self, sql, arguments, database) { try $0.fetchOne(T.self, sql, arguments) }
     }
@@ -41,8 +41,8 @@ extension SharedReaderKey {
     // Disfavored so that an optional value type picks the `T?` overload, which allows no row.
     @_disfavoredOverload
     public static func fetchOne(
-        _ sql: String, arguments: [SQLiteValue] = [], database: (any DatabaseWriter)? = nil
-    ) -> Self where Value: SQLiteValueConvertible {
+        _ sql: String, arguments: [DatabaseValue] = [], database: (any DatabaseWriter)? = nil
+    ) -> Self where Value: DatabaseValueConvertible {
         sqlKey("fetchOne!", Value.self, sql, arguments, database) { db in
             guard let value = try db.fetchOne(Value.self, sql, arguments) else {
                 throw LiveQueryError.noRow(sql: sql)
@@ -104,7 +104,7 @@ extension SharedReaderKey {
     }
 
     private static func sqlKey(
-        _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [SQLiteValue],
+        _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [DatabaseValue],
         _ database: (any DatabaseWriter)?, _ fetch: @escaping @Sendable (Database) throws -> Value
     ) -> Self {
         let identity = SQLKeyIdentity(kind: kind, type: type, sql: sql, arguments: arguments)

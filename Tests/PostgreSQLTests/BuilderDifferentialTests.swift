@@ -100,14 +100,14 @@ struct BuilderDifferentialTests {
         -9.3e18, 0x1p63, .infinity, -.infinity, 1e300,
     ]
 
-    static func randomRow(id: Int, using random: inout SeededGenerator) -> [SQLiteValue] {
-        let title = titles.randomElement(using: &random)!.map(SQLiteValue.text) ?? .null
-        let priority: SQLiteValue =
+    static func randomRow(id: Int, using random: inout SeededGenerator) -> [DatabaseValue] {
+        let title = titles.randomElement(using: &random)!.map(DatabaseValue.text) ?? .null
+        let priority: DatabaseValue =
             Int.random(in: 0...6, using: &random) == 0 ? .null : .integer(Int64.random(in: 0...5, using: &random))
-        let score: SQLiteValue =
+        let score: DatabaseValue =
             Int.random(in: 0...6, using: &random) == 0
             ? .null : .real(Double(Int.random(in: -8...8, using: &random)) / 2)
-        let big = bigs.randomElement(using: &random)!.map(SQLiteValue.integer) ?? .null
+        let big = bigs.randomElement(using: &random)!.map(DatabaseValue.integer) ?? .null
         return [.integer(Int64(id)), title, priority, score, .integer(Bool.random(using: &random) ? 1 : 0), big]
     }
 

@@ -161,7 +161,7 @@ struct UnstorableDateTests {
             #expect(try await Table("events").fetchCount(db) == 0)
             // timestamptz has no year 0000, which SQLite's text holds: the server's typed error.
             try await db.execute("CREATE TABLE stamps(at TIMESTAMPTZ)")
-            let yearZero = try SQLiteValue(Date(timeIntervalSince1970: -62_167_219_200))
+            let yearZero = try DatabaseValue(Date(timeIntervalSince1970: -62_167_219_200))
             let refused = await #expect(throws: PostgreSQLError.self) {
                 try await db.execute("INSERT INTO stamps VALUES ($1)", [yearZero])
             }

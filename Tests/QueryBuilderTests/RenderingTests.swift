@@ -11,7 +11,7 @@ private struct Item: TableRecord, FetchableRow {
 }
 
 /// The SQL text and arguments of one expression.
-private func rendered(_ expression: SQLExpression) -> (String, [SQLiteValue]) {
+private func rendered(_ expression: SQLExpression) -> (String, [DatabaseValue]) {
     (expression.sql, expression.arguments)
 }
 
@@ -67,7 +67,7 @@ struct RenderingTests {
     func predicates() {
         #expect(rendered(Column("a").in([1, 2, 3])) == (#""a" IN (?, ?, ?)"#, [1, 2, 3]))
         #expect(rendered(Column("a").in([Int]())) == (#""a" IN ()"#, []))
-        #expect(rendered(Column("a").in(["x", nil] as [SQLiteValue])) == (#""a" IN (?, ?)"#, ["x", nil]))
+        #expect(rendered(Column("a").in(["x", nil] as [DatabaseValue])) == (#""a" IN (?, ?)"#, ["x", nil]))
         #expect(rendered(Column("a").between(1, 9)) == (#""a" BETWEEN ? AND ?"#, [1, 9]))
         #expect(rendered(Column("a").like("m%")) == (#""a" LIKE ?"#, ["m%"]))
         #expect(rendered(Column("a").glob("M*")) == (#""a" GLOB ?"#, ["M*"]))

@@ -15,24 +15,24 @@ struct SQLiteDateFormatTests {
         ])
     func outOfRange(interval: Double) throws {
         let date = Date(timeIntervalSince1970: interval)
-        let error = try #require(throws: ValueConversionError.self) { try SQLiteValue(date) }
+        let error = try #require(throws: ValueConversionError.self) { try DatabaseValue(date) }
         #expect(error.value == "Date(timeIntervalSince1970: \(interval))")
         #expect(error.description.contains("0000 through 9999"))
-        #expect(throws: ValueConversionError.self) { try Optional(date).sqliteValue }
+        #expect(throws: ValueConversionError.self) { try Optional(date).databaseValue }
     }
 
     @Test("the first and last instants of the range, and rounding at its end")
     func edges() throws {
-        #expect(try SQLiteValue(Date(timeIntervalSince1970: -62_167_219_200)) == .text("0000-01-01 00:00:00.000"))
+        #expect(try DatabaseValue(Date(timeIntervalSince1970: -62_167_219_200)) == .text("0000-01-01 00:00:00.000"))
         #expect(
-            try SQLiteValue(Date(timeIntervalSince1970: -62_167_219_200.0004)) == .text("0000-01-01 00:00:00.000"))
-        #expect(try SQLiteValue(Date(timeIntervalSince1970: 253_402_300_799.999)) == .text("9999-12-31 23:59:59.999"))
+            try DatabaseValue(Date(timeIntervalSince1970: -62_167_219_200.0004)) == .text("0000-01-01 00:00:00.000"))
+        #expect(try DatabaseValue(Date(timeIntervalSince1970: 253_402_300_799.999)) == .text("9999-12-31 23:59:59.999"))
         #expect(
-            try SQLiteValue(Date(timeIntervalSince1970: 253_402_300_799.9994)) == .text("9999-12-31 23:59:59.999"))
-        #expect(try SQLiteValue(Date(timeIntervalSince1970: -1e10)) == .text("1653-02-10 06:13:20.000"))
+            try DatabaseValue(Date(timeIntervalSince1970: 253_402_300_799.9994)) == .text("9999-12-31 23:59:59.999"))
+        #expect(try DatabaseValue(Date(timeIntervalSince1970: -1e10)) == .text("1653-02-10 06:13:20.000"))
         for text in ["0000-01-01 00:00:00.000", "9999-12-31 23:59:59.999", "1653-02-10 06:13:20.000"] {
-            let date = try #require(Date(sqliteValue: .text(text)))
-            #expect(try SQLiteValue(date) == .text(text))
+            let date = try #require(Date(databaseValue: .text(text)))
+            #expect(try DatabaseValue(date) == .text(text))
         }
     }
 
@@ -47,15 +47,15 @@ struct SQLiteDateFormatTests {
                 in: SQLiteDateFormat.earliestSecond * 1000...SQLiteDateFormat.latestSecond * 1000 + 999,
                 using: &generator)
             let date = Date(timeIntervalSince1970: Double(millis) / 1000)
-            guard case .text(let text) = try SQLiteValue(date) else {
+            guard case .text(let text) = try DatabaseValue(date) else {
                 Issue.record("seed \(seed): \(millis) ms is not stored as text")
                 return
             }
-            let back = try #require(Date(sqliteValue: .text(text)), "seed \(seed): \(text)")
+            let back = try #require(Date(databaseValue: .text(text)), "seed \(seed): \(text)")
             #expect(
                 abs(back.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.0005,
                 "seed \(seed): \(millis) ms, \(text)")
-            #expect(try SQLiteValue(back) == .text(text), "seed \(seed): \(millis) ms")
+            #expect(try DatabaseValue(back) == .text(text), "seed \(seed): \(millis) ms")
             if let previous {
                 #expect((previous.millis < millis) == (previous.text < text), "seed \(seed): \(previous.text), \(text)")
             }

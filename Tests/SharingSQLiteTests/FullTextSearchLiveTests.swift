@@ -157,7 +157,7 @@ extension FullTextSearchLiveTests {
             let id = Int64.random(in: 1...8, using: &generator)
             let (title, body, pinned) = (text(), text(), Int64.random(in: 0...1, using: &generator))
             let sql: String
-            var arguments: [SQLiteValue] = [.integer(id), .text(title), .text(body), .integer(pinned)]
+            var arguments: [DatabaseValue] = [.integer(id), .text(title), .text(body), .integer(pinned)]
             switch Int.random(in: 0..<6, using: &generator) {
             case 0: sql = "INSERT OR IGNORE INTO notes VALUES (?, ?, ?, ?)"
             case 1:

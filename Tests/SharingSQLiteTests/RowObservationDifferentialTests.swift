@@ -22,7 +22,7 @@ struct RandomFilterRequest: FetchKeyRequest {
     let columns: [String]
     let shape: Shape
 
-    func fetch(_ db: Database) throws -> [[SQLiteValue]] {
+    func fetch(_ db: Database) throws -> [[DatabaseValue]] {
         let request = Table("items").filter(filter).sort(Column("id"))
         switch shape {
         case .ids:
@@ -133,7 +133,7 @@ extension RowObservationTests {
                 using: &random)!
             requests.append((RandomFilterRequest(filter: filter, columns: columns.map(\.name), shape: shape), exact))
         }
-        let readers = requests.map { _ in SharedReader<[[SQLiteValue]]>(value: []) }
+        let readers = requests.map { _ in SharedReader<[[DatabaseValue]]>(value: []) }
         for (reader, entry) in zip(readers, requests) { try await reader.load(.fetch(entry.request, database: db)) }
         let sentinel = SharedReader<Int>(value: -1)
         try await sentinel.load(.fetchOne("SELECT count(*) FROM sentinel", database: db))
@@ -199,10 +199,10 @@ struct WriteGenerator {
 
     struct Write {
         let sql: String
-        let arguments: [SQLiteValue]
+        let arguments: [DatabaseValue]
     }
 
-    func value(for column: RowObservationTests.ColumnSpec, _ random: inout SeededGenerator) -> SQLiteValue {
+    func value(for column: RowObservationTests.ColumnSpec, _ random: inout SeededGenerator) -> DatabaseValue {
         if column.name == "parent_id" {
             // Sometimes a parent that does not exist: the foreign key refuses it.
             return Int.random(in: 0..<8, using: &random) == 0
@@ -248,7 +248,7 @@ struct WriteGenerator {
 
     mutating func write(_ random: inout SeededGenerator) -> Write {
         let column = columns.randomElement(using: &random)!
-        let id = SQLiteValue.integer(Int64.random(in: 1...20, using: &random))
+        let id = DatabaseValue.integer(Int64.random(in: 1...20, using: &random))
         switch Int.random(in: 0..<11, using: &random) {
         case 0, 1:
             return insert(&random)

@@ -13,7 +13,7 @@ struct BuilderRows: FetchKeyRequest {
     /// result then depends on the rowids, not only on the values.
     var sorted = true
 
-    func fetch(_ db: Database) throws -> [[SQLiteValue]] {
+    func fetch(_ db: Database) throws -> [[DatabaseValue]] {
         var request = filter.map { Table(table).filter($0) } ?? QueryInterfaceRequest<Row>(tableName: table)
         if let columns { request = request.select(columns.map { Column($0) }) }
         if sorted { request = request.sort(Column("rowid")) }
@@ -23,8 +23,8 @@ struct BuilderRows: FetchKeyRequest {
 }
 
 /// True when two results hold the same values as SQLite stores them: text compared by its
-/// bytes, reals by their bits, where `SQLiteValue`'s `==` finds canonically equivalent text equal.
-func identical(_ lhs: [[SQLiteValue]], _ rhs: [[SQLiteValue]]) -> Bool {
+/// bytes, reals by their bits, where `DatabaseValue`'s `==` finds canonically equivalent text equal.
+func identical(_ lhs: [[DatabaseValue]], _ rhs: [[DatabaseValue]]) -> Bool {
     lhs.count == rhs.count
         && zip(lhs, rhs).allSatisfy { a, b in
             a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
@@ -35,7 +35,7 @@ func identical(_ lhs: [[SQLiteValue]], _ rhs: [[SQLiteValue]]) -> Bool {
 struct LiveProbe {
     let db: DatabaseQueue
     let sentinel = SharedReader<Int>(value: -1)
-    var readers: [(reader: SharedReader<[[SQLiteValue]]>, request: BuilderRows)] = []
+    var readers: [(reader: SharedReader<[[DatabaseValue]]>, request: BuilderRows)] = []
 
     init(_ db: DatabaseQueue) async throws {
         self.db = db
@@ -44,14 +44,14 @@ struct LiveProbe {
     }
 
     mutating func watch(_ request: BuilderRows) async throws {
-        let reader = SharedReader<[[SQLiteValue]]>(value: [])
+        let reader = SharedReader<[[DatabaseValue]]>(value: [])
         try await reader.load(.fetch(request, database: db))
         readers.append((reader, request))
     }
 
     /// Runs `sql`, then expects every reader to hold a fresh fetch's rows. The refetches a commit
     /// causes are done once a later load of another query has run, so a stale reader fails at once.
-    func write(_ sql: String, _ arguments: [SQLiteValue] = [], sourceLocation: SourceLocation = #_sourceLocation)
+    func write(_ sql: String, _ arguments: [DatabaseValue] = [], sourceLocation: SourceLocation = #_sourceLocation)
         async throws
     {
         let counts = readers.map { $0.reader.fetchCount }

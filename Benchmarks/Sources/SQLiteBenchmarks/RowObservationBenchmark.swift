@@ -215,7 +215,7 @@ private func grdbManyUsers(readers: Int, writes: Int) throws -> RowWorkloadResul
 func runSentinelWorkload(_ contender: RowContender, columns: Bool, readers: Int, writes: Int) throws
     -> RowWorkloadResult
 {
-    let update: (Int) -> (sql: String, arguments: [SQLite.SQLiteValue]) = { index in
+    let update: (Int) -> (sql: String, arguments: [SQLite.DatabaseValue]) = { index in
         columns
             ? (
                 "UPDATE tasks SET done = ? WHERE id = ?",
@@ -302,13 +302,18 @@ func runSentinelWorkload(_ contender: RowContender, columns: Bool, readers: Int,
         cpuPerWrite: cpu / Double(writes), refetchesPerWrite: Double(refetches) / Double(writes), latencies: [])
 }
 
-extension SQLite.SQLiteValue {
-    var grdbValue: DatabaseValue {
+extension SQLite.DatabaseValue {
+    var grdbValue: GRDB.DatabaseValue {
         switch self {
-        case .integer(let value): return value.databaseValue
-        case .text(let value): return value.databaseValue
+        case .integer(let value): return Self.grdb(value)
+        case .text(let value): return Self.grdb(value)
         default: return .null
         }
+    }
+
+    // Int64 and String convert to both packages' values: the generic parameter picks GRDB's.
+    private static func grdb(_ value: some GRDB.DatabaseValueConvertible) -> GRDB.DatabaseValue {
+        value.databaseValue
     }
 }
 

@@ -15,7 +15,7 @@ struct LiveQueryIndex {
     private var wholeReadersOfTable: [String: Set<Int>] = [:]
     /// Table → column → value → the scoped queries whose filter requires that value there: a
     /// changed row finds them without testing the others.
-    private var readersOfValue: [String: [Int: [SQLiteValue: Set<Int>]]] = [:]
+    private var readersOfValue: [String: [Int: [DatabaseValue: Set<Int>]]] = [:]
     /// Table → the scoped queries not in `readersOfValue`, tested for every changed row.
     private var unindexedScopes: [String: Set<Int>] = [:]
     /// Table → the columns whose old NULL may stand for a default (``RowScope/defaultedColumns``):
@@ -99,7 +99,7 @@ struct LiveQueryIndex {
     }
 
     /// The column and values a scope's one filter requires, if it has one.
-    private static func equalityKeys(of scope: RowScope) -> (column: Int, values: [SQLiteValue])? {
+    private static func equalityKeys(of scope: RowScope) -> (column: Int, values: [DatabaseValue])? {
         guard let filters = scope.filters, filters.count == 1 else { return nil }
         return filters[0].equalityKeys
     }

@@ -49,7 +49,7 @@ final class PostgreSQLReadConnection: SQLConnection {
     /// What `sql` reads: the tables of the plan PostgreSQL makes for it, asked once per SQL text;
     /// everything when the plan scans something other than tables (a function may read any
     /// table), or when nobody keeps the answer.
-    func region(of sql: String, _ arguments: [SQLiteValue]) throws -> DatabaseRegion {
+    func region(of sql: String, _ arguments: [DatabaseValue]) throws -> DatabaseRegion {
         guard let planTables else { return .everything }
         let tables: Set<String>?
         if let known = planTables.known.withLock({ $0[ExactString(sql)] }) {
@@ -63,7 +63,7 @@ final class PostgreSQLReadConnection: SQLConnection {
 
     /// The tables `sql` reads, from the plan PostgreSQL makes for it; nil when the plan scans
     /// something other than tables.
-    private func tablesRead(by sql: String, _ arguments: [SQLiteValue]) throws -> Set<String>? {
+    private func tablesRead(by sql: String, _ arguments: [DatabaseValue]) throws -> Set<String>? {
         guard let row = try session.runBlocking("EXPLAIN (FORMAT JSON) " + sql, arguments).first,
             case .text(let json) = row.value(at: 0),
             let plans = try? JSONDecoder().decode([ExplainedStatement].self, from: Data(json.utf8))

@@ -39,7 +39,7 @@ extension SharedReaderKey {
     /// The tables it reads are taken from PostgreSQL's plan for it, once; a plan that calls a
     /// function (which may read anything) makes every change refetch it.
     public static func fetchAll<T: FetchableRow & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+        _ sql: String, arguments: [DatabaseValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value == [T] {
         sqlKey("fetchAll", T.self, sql, arguments, database) { rows in
             let cursor = OwnedRowCursor()
@@ -50,7 +50,7 @@ extension SharedReaderKey {
     /// The first row of `sql` decoded as `T`, or `nil` when there is none (or, for a single
     /// value, when it is NULL), from PostgreSQL.
     public static func fetchOne<T: FetchableRow & Sendable>(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
+        _ sql: String, arguments: [DatabaseValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value == T? {
         sqlKey("fetchOne", T.self, sql, arguments, database) { rows in
             try rows.first.flatMap { try T(firstRow: BorrowedRow($0)) }
@@ -67,8 +67,8 @@ extension SharedReaderKey {
     // Disfavored so that an optional value type picks the `T?` overload, which allows no row.
     @_disfavoredOverload
     public static func fetchOne(
-        _ sql: String, arguments: [SQLiteValue] = [], database: PostgreSQLDatabase
-    ) -> Self where Value: SQLiteValueConvertible {
+        _ sql: String, arguments: [DatabaseValue] = [], database: PostgreSQLDatabase
+    ) -> Self where Value: DatabaseValueConvertible {
         sqlKey("fetchOne!", Value.self, sql, arguments, database) { rows in
             guard let row = rows.first else { throw LiveQueryError.noRow(sql: sql) }
             return try row[0]
@@ -76,7 +76,7 @@ extension SharedReaderKey {
     }
 
     private static func sqlKey(
-        _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [SQLiteValue],
+        _ kind: String, _ type: Any.Type, _ sql: String, _ arguments: [DatabaseValue],
         _ database: PostgreSQLDatabase, _ decode: @escaping @Sendable ([Row]) throws -> Value
     ) -> Self {
         let id = QueryPath(elements: [

@@ -32,12 +32,12 @@ public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
     /// has no old values, a delete no new ones.
     public struct RowChange: Hashable, Sendable {
         /// The values before the change; nil for an insert.
-        public let old: [SQLiteValue]?
+        public let old: [DatabaseValue]?
         /// The values after the change; nil for a delete.
-        public let new: [SQLiteValue]?
+        public let new: [DatabaseValue]?
 
         /// A change of `old` into `new`.
-        public init(old: [SQLiteValue]?, new: [SQLiteValue]?) {
+        public init(old: [DatabaseValue]?, new: [DatabaseValue]?) {
             self.old = old
             self.new = new
         }

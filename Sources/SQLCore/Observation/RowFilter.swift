@@ -67,9 +67,9 @@ public struct RowFilter: Hashable, Sendable {
 
     package indirect enum Node: Hashable, Sendable {
         case truth(Bool)
-        case comparison(column: Int, Operator, SQLiteValue)
+        case comparison(column: Int, Operator, DatabaseValue)
         case isNull(column: Int, negated: Bool)
-        case inList(column: Int, [SQLiteValue])
+        case inList(column: Int, [DatabaseValue])
         case and([Node])
         case or([Node])
         case not(Node)
@@ -94,13 +94,13 @@ public struct RowFilter: Hashable, Sendable {
     }
 
     /// True when SQLite could find the row (its values in table order) to satisfy the filter.
-    public func mayMatch(_ row: [SQLiteValue]) -> Bool {
+    public func mayMatch(_ row: [DatabaseValue]) -> Bool {
         mayMatch(row, isOld: false)
     }
 
     /// With `isOld`, the row is a changed row's values before the change, as the pre-update hook
     /// reports them: a NULL in a column with a default may stand for that default.
-    package func mayMatch(_ row: [SQLiteValue], isOld: Bool) -> Bool {
+    package func mayMatch(_ row: [DatabaseValue], isOld: Bool) -> Bool {
         guard row.count == columns.count else { return true }
         switch evaluate(root, row, isOld) {
         case .yes, .unknown: return true
@@ -111,7 +111,7 @@ public struct RowFilter: Hashable, Sendable {
     /// The column and values of an equality or `IN` that every matching row satisfies, with the
     /// values normalized as ``indexKey(_:)`` does: a row whose value in that column is none of
     /// them cannot match. Nil when the filter has no such condition that Swift decides exactly.
-    public var equalityKeys: (column: Int, values: [SQLiteValue])? {
+    public var equalityKeys: (column: Int, values: [DatabaseValue])? {
         let conjuncts: [Node]
         if case .and(let nodes) = root { conjuncts = nodes } else { conjuncts = [root] }
         for node in conjuncts {
@@ -132,7 +132,7 @@ public struct RowFilter: Hashable, Sendable {
     /// SQLite finds `5.0 = 5`. SQLite compares an integer with a real exactly, at any magnitude,
     /// so they are equal exactly when the real is a whole number in `Int64`'s range that equals
     /// the integer, which is when their keys are equal.
-    public static func indexKey(_ value: SQLiteValue) -> SQLiteValue {
+    public static func indexKey(_ value: DatabaseValue) -> DatabaseValue {
         if case .real(let double) = value, let integer = Int64(exactly: double) { return .integer(integer) }
         return value
     }
@@ -140,7 +140,7 @@ public struct RowFilter: Hashable, Sendable {
     /// True when SQLite's equality with `value` in `column` holds only when the index keys are
     /// equal (Swift's text equality is coarser than SQLite's bytes, which only adds candidates
     /// that the evaluation then rejects).
-    private func isIndexable(_ value: SQLiteValue, in column: Int) -> Bool {
+    private func isIndexable(_ value: DatabaseValue, in column: Int) -> Bool {
         let traits = columns[column]
         switch value {
         case .integer, .real: return traits.affinity != .text
@@ -151,7 +151,7 @@ public struct RowFilter: Hashable, Sendable {
 
     // MARK: Evaluation
 
-    private func evaluate(_ node: Node, _ row: [SQLiteValue], _ isOld: Bool) -> Truth {
+    private func evaluate(_ node: Node, _ row: [DatabaseValue], _ isOld: Bool) -> Truth {
         switch node {
         case .truth(let value):
             return value ? .yes : .no
@@ -194,7 +194,9 @@ public struct RowFilter: Hashable, Sendable {
         return truths.contains(.null) ? .null : .no
     }
 
-    private func compare(_ stored: SQLiteValue, _ op: Operator, _ bound: SQLiteValue, _ traits: ColumnTraits) -> Truth {
+    private func compare(_ stored: DatabaseValue, _ op: Operator, _ bound: DatabaseValue, _ traits: ColumnTraits)
+        -> Truth
+    {
         if stored.isNull || bound.isNull { return .null }
         // SQLite binds a NaN as NULL.
         if case .real(let double) = bound, double.isNaN { return .null }
@@ -213,7 +215,7 @@ public struct RowFilter: Hashable, Sendable {
 
     /// The sign of `stored - bound` as SQLite compares them, or nil when affinity or collation
     /// could make SQLite answer otherwise than a plain comparison.
-    private func order(_ stored: SQLiteValue, _ bound: SQLiteValue, _ traits: ColumnTraits) -> Int? {
+    private func order(_ stored: DatabaseValue, _ bound: DatabaseValue, _ traits: ColumnTraits) -> Int? {
         switch (stored, bound) {
         case (.integer(let a), .integer(let b)):
             return traits.affinity == .text ? nil : (a < b ? -1 : a == b ? 0 : 1)

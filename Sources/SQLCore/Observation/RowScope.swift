@@ -30,7 +30,7 @@ public struct RowScope: Hashable, Sendable {
 
     /// True when changing `old` into `new` (nil for an insert's old row or a delete's new row)
     /// may change what the query reads.
-    public func isAffected(old: [SQLiteValue]?, new: [SQLiteValue]?) -> Bool {
+    public func isAffected(old: [DatabaseValue]?, new: [DatabaseValue]?) -> Bool {
         guard old.map({ $0.count == columnCount }) ?? true, new.map({ $0.count == columnCount }) ?? true else {
             return true
         }
@@ -45,7 +45,7 @@ public struct RowScope: Hashable, Sendable {
         return false
     }
 
-    private func isChanged(_ column: Int, _ old: [SQLiteValue], _ new: [SQLiteValue]) -> Bool {
+    private func isChanged(_ column: Int, _ old: [DatabaseValue], _ new: [DatabaseValue]) -> Bool {
         if old[column].isNull && defaultedColumns.contains(column) { return true }
         return !old[column].isIdentical(to: new[column])
     }

@@ -12,7 +12,7 @@ public final class Cursor<Element> {
     private let decode: (BorrowedRow) throws -> Element
     private var isDone = false
 
-    init(statement: Statement, arguments: [SQLiteValue], decode: @escaping (BorrowedRow) throws -> Element) throws {
+    init(statement: Statement, arguments: [DatabaseValue], decode: @escaping (BorrowedRow) throws -> Element) throws {
         try statement.bind(arguments)
         self.statement = statement
         self.decode = decode

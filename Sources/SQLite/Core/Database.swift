@@ -173,12 +173,12 @@ public final class Database {
     /// Throws when the SQL holds more than one statement (use ``executeScript(_:)``) or the
     /// number of arguments does not match the statement's parameters; nothing runs then.
     @inlinable
-    public func execute(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+    public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
         try cachedStatement(sql).execute(arguments)
     }
 
     /// Runs one SQL statement with named arguments: `:title` in the SQL, `"title"` in the dictionary.
-    public func execute(_ sql: String, named arguments: [String: SQLiteValue]) throws {
+    public func execute(_ sql: String, named arguments: [String: DatabaseValue]) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(named: arguments)
         defer { statement.reset() }
@@ -387,7 +387,7 @@ public final class Database {
     /// ```swift
     /// try db.transaction { db in
     ///     try db.execute("INSERT INTO lists(name) VALUES ('groceries')")
-    ///     try db.execute("INSERT INTO items(list_id, title) VALUES (?, 'milk')", [SQLiteValue(db.lastInsertedRowID)])
+    ///     try db.execute("INSERT INTO items(list_id, title) VALUES (?, 'milk')", [DatabaseValue(db.lastInsertedRowID)])
     /// }
     /// ```
     @discardableResult

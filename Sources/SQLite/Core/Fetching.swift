@@ -7,7 +7,7 @@
 /// - `Row`: the raw row, with its own copy of the values, so it can be kept and sent to other tasks.
 /// - A hand-written `init(row:)` over a `BorrowedRow`, the fastest.
 /// - `Decodable`'s default `init(row:)`: coding keys name columns.
-/// - `SQLiteValueConvertible` (`Int`, `String`, `Date`…): the first column of each row; `fetchOne`
+/// - `DatabaseValueConvertible` (`Int`, `String`, `Date`…): the first column of each row; `fetchOne`
 ///   is nil when it is NULL.
 ///
 /// ```swift
@@ -17,30 +17,32 @@
 /// ```
 extension Database {
     /// All rows of the query.
-    public func fetchAll(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> [Row] {
+    public func fetchAll(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
         try cachedStatement(sql).fetchAll(Row.self, arguments) { $0.copy() }
     }
 
     /// The first row of the query, or nil when there is none.
-    public func fetchOne(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Row? {
+    public func fetchOne(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Row? {
         try cachedStatement(sql).fetchOne(Row.self, arguments) { $0.copy() }
     }
 
     /// All rows, each decoded as `T`.
     @inlinable
-    public func fetchAll<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> [T]
+    public func fetchAll<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [DatabaseValue] = []) throws
+        -> [T]
     {
         try cachedStatement(sql).fetchAll(type, arguments) { try T(row: $0) }
     }
 
     /// The first row decoded as `T` (see `FetchableRow.init(firstRow:)`), or nil when there is none.
     @inlinable
-    public func fetchOne<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws -> T? {
+    public func fetchOne<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [DatabaseValue] = []) throws -> T?
+    {
         try cachedStatement(sql).fetchOne(T?.self, arguments) { try T(firstRow: $0) } ?? nil
     }
 
     /// A lazy cursor over the rows, each decoded as `T`.
-    public func cursor<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [SQLiteValue] = []) throws
+    public func cursor<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [DatabaseValue] = []) throws
         -> Cursor<T>
     {
         try Cursor(statement: cachedStatement(sql), arguments: arguments) { try T(row: $0) }
@@ -51,7 +53,7 @@ extension Statement {
     /// Runs the statement and decodes every row with `decode`. The row passed to `decode` reads
     /// from the statement directly and is valid only during the call.
     @inlinable
-    public func fetchAll<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (BorrowedRow) throws -> T) throws
+    public func fetchAll<T>(_ type: T.Type, _ arguments: [DatabaseValue] = [], decode: (BorrowedRow) throws -> T) throws
         -> [T]
     {
         precondition(!isBusy, "this statement is being iterated by a cursor")
@@ -61,7 +63,7 @@ extension Statement {
 
     /// Runs the statement and decodes the first row with `decode`, or returns nil when there is none.
     @inlinable
-    public func fetchOne<T>(_ type: T.Type, _ arguments: [SQLiteValue] = [], decode: (BorrowedRow) throws -> T) throws
+    public func fetchOne<T>(_ type: T.Type, _ arguments: [DatabaseValue] = [], decode: (BorrowedRow) throws -> T) throws
         -> T?
     {
         precondition(!isBusy, "this statement is being iterated by a cursor")

@@ -144,7 +144,7 @@ public final class Statement {
 
     /// Binds positional arguments, after checking that their number matches the statement's.
     @inlinable
-    public func bind(_ arguments: [SQLiteValue]) throws {
+    public func bind(_ arguments: [DatabaseValue]) throws {
         guard arguments.count == parameterCount else {
             throw argumentCountError(given: arguments.count)
         }
@@ -158,7 +158,7 @@ public final class Statement {
     /// Binds arguments by parameter name (`:name`, `@name` or `$name`; give names without the prefix).
     ///
     /// Every parameter must have an argument, and every argument a parameter.
-    public func bind(named arguments: [String: SQLiteValue]) throws {
+    public func bind(named arguments: [String: DatabaseValue]) throws {
         var names: Set<String> = []
         for index in 0..<parameterCount {
             guard let cName = sqlite3_bind_parameter_name(handle, Int32(index + 1)) else {
@@ -190,7 +190,7 @@ public final class Statement {
     }
 
     @inlinable
-    func bind(_ value: SQLiteValue, at index: Int32) throws {
+    func bind(_ value: DatabaseValue, at index: Int32) throws {
         let code: Int32
         switch value {
         case .null: code = sqlite3_bind_null(handle, index)
@@ -308,7 +308,7 @@ public final class Statement {
 
     /// Runs the statement to completion with these arguments, discarding any rows.
     @inlinable
-    public func execute(_ arguments: [SQLiteValue] = []) throws {
+    public func execute(_ arguments: [DatabaseValue] = []) throws {
         try bind(arguments)
         defer { reset() }
         while try step() {}
@@ -318,9 +318,9 @@ public final class Statement {
 
     /// The value of column `index` of the current row.
     @inlinable
-    public func value(at index: Int) -> SQLiteValue {
+    public func value(at index: Int) -> DatabaseValue {
         // SQLite reads a column out of range as NULL; clamping keeps a huge index out of range.
-        SQLiteValue(sqliteStatement: handle, column: Int32(clamping: index))
+        DatabaseValue(sqliteStatement: handle, column: Int32(clamping: index))
     }
 
     /// True when column `index` of the current row is NULL.

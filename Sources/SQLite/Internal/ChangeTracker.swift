@@ -161,8 +161,8 @@ final class ChangeTracker {
         }
         let count = hook.count(connection)
         var isExact = true
-        func values(_ read: PreupdateHook.Value) -> [SQLiteValue] {
-            var values: [SQLiteValue] = []
+        func values(_ read: PreupdateHook.Value) -> [DatabaseValue] {
+            var values: [DatabaseValue] = []
             values.reserveCapacity(Int(count))
             for column in 0..<count {
                 var value: OpaquePointer?

@@ -46,10 +46,10 @@ enum PreupdateHook {
         sqlite3_compileoption_used(name) != 0
     }
 
-    /// Reads one value the hook reports, or nil when a `SQLiteValue` cannot hold it exactly:
+    /// Reads one value the hook reports, or nil when a `DatabaseValue` cannot hold it exactly:
     /// text that is not valid in the database's `encoding` (a `CAST` of bytes can store it)
     /// would compare as other bytes than SQLite's.
-    static func read(_ value: OpaquePointer?, encoding: RowFilter.TextEncoding) -> SQLiteValue? {
+    static func read(_ value: OpaquePointer?, encoding: RowFilter.TextEncoding) -> DatabaseValue? {
         guard let value else { return .null }
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
@@ -59,7 +59,7 @@ enum PreupdateHook {
             case .utf8:
                 guard let text = sqlite3_value_text(value) else { return .text("") }
                 let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-                return String(validating: bytes, as: UTF8.self).map(SQLiteValue.text)
+                return String(validating: bytes, as: UTF8.self).map(DatabaseValue.text)
             case .utf16le, .utf16be:
                 // The stored bytes: the conversion to UTF-8 that `sqlite3_value_text` makes joins
                 // an unpaired surrogate with the unit after it, as if they were a pair. On text
@@ -74,7 +74,7 @@ enum PreupdateHook {
                     let second = UInt16(bytes[offset + 1])
                     return isLittleEndian ? first | second << 8 : first << 8 | second
                 }
-                return String(validating: units, as: UTF16.self).map(SQLiteValue.text)
+                return String(validating: units, as: UTF16.self).map(DatabaseValue.text)
             }
         case SQLITE_BLOB:
             let count = Int(sqlite3_value_bytes(value))

@@ -19,7 +19,7 @@ final class RecordEncoder: Encoder {
     // An encoder serves one record at a time, on one thread: dynamic exclusivity checks on these
     // would cost more than the appends they guard.
     @exclusivity(unchecked) private(set) var expected: [String] = []
-    @exclusivity(unchecked) var values: [SQLiteValue] = []
+    @exclusivity(unchecked) var values: [DatabaseValue] = []
     /// The record's column names, once they differ from `expected`; nil while they match.
     @exclusivity(unchecked) var divergedColumns: [String]?
     /// Why the record cannot be written, for shapes a row cannot hold.
@@ -65,7 +65,7 @@ final class RecordEncoder: Encoder {
     }
 
     @inline(__always)
-    func append(_ value: SQLiteValue, column: String) {
+    func append(_ value: DatabaseValue, column: String) {
         let position = values.count
         if divergedColumns == nil {
             if position < expected.count && expected[position] == column {
@@ -205,11 +205,11 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-/// Turns one property into a column value: `SQLiteValueConvertible` types as they bind,
+/// Turns one property into a column value: `DatabaseValueConvertible` types as they bind,
 /// single-value types (a `RawRepresentable` enum) through their own `encode(to:)`, and keyed or
 /// unkeyed values as JSON text, which is how `Row` decoding reads them back.
 final class ColumnValueEncoder: Encoder, SingleValueEncodingContainer {
-    var value: SQLiteValue?
+    var value: DatabaseValue?
     var needsJSON = false
     let key: any CodingKey
     var codingPath: [any CodingKey] { [key] }
@@ -217,8 +217,8 @@ final class ColumnValueEncoder: Encoder, SingleValueEncodingContainer {
 
     init(key: any CodingKey) { self.key = key }
 
-    static func value<T: Encodable>(of value: T, key: any CodingKey) throws -> SQLiteValue {
-        if let convertible = value as? any SQLiteValueConvertible { return try convertible.sqliteValue }
+    static func value<T: Encodable>(of value: T, key: any CodingKey) throws -> DatabaseValue {
+        if let convertible = value as? any DatabaseValueConvertible { return try convertible.databaseValue }
         let encoder = ColumnValueEncoder(key: key)
         try value.encode(to: encoder)
         if !encoder.needsJSON, let single = encoder.value { return single }

@@ -88,7 +88,7 @@ final class RecordLayout: Sendable {
     }
 
     /// The key's values in `values`, one per key column.
-    func keyValues(_ values: [SQLiteValue]) -> [SQLiteValue] {
+    func keyValues(_ values: [DatabaseValue]) -> [DatabaseValue] {
         keyPositions.map { values[$0] }
     }
 

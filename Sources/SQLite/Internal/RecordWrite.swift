@@ -7,7 +7,7 @@ struct RecordWrite {
     unowned(unsafe) let layout: RecordLayout
     unowned(unsafe) let sql: WriteSQL
     /// The record's values, when they were collected rather than bound directly.
-    let values: [SQLiteValue]?
+    let values: [DatabaseValue]?
 
     /// Steps the statement to the end and returns how many rows it changed, with the rows of a
     /// `RETURNING` clause handed to `row`. A constraint failure becomes a ``ConstraintViolation``;
@@ -24,7 +24,7 @@ struct RecordWrite {
     }
 
     /// Binds the values of a `RETURNING` clause after the record's own.
-    func bindReturning(_ arguments: [SQLiteValue]) throws {
+    func bindReturning(_ arguments: [DatabaseValue]) throws {
         for (offset, value) in arguments.enumerated() {
             try statement.bind(value, at: Int32(clamping: sql.recordParameterCount + offset + 1))
         }
@@ -66,7 +66,7 @@ extension PersistableRecord {
     }
 
     /// Binds collected values to the statement of `shape`.
-    static func bindWrite(_ db: Database, _ shape: WriteShape, layout: RecordLayout, values: [SQLiteValue]) throws
+    static func bindWrite(_ db: Database, _ shape: WriteShape, layout: RecordLayout, values: [DatabaseValue]) throws
         -> RecordWrite
     {
         let sql = try layout.sql(for: shape)
@@ -84,11 +84,11 @@ extension PersistableRecord {
     }
 
     /// The record's values in the order of its layout's columns.
-    func encodedValues() throws -> (layout: RecordLayout, values: [SQLiteValue]) {
+    func encodedValues() throws -> (layout: RecordLayout, values: [DatabaseValue]) {
         try encodedValues(RecordPlan.of(Self.self))
     }
 
-    private func encodedValues(_ plan: RecordPlan) throws -> (layout: RecordLayout, values: [SQLiteValue]) {
+    private func encodedValues(_ plan: RecordPlan) throws -> (layout: RecordLayout, values: [DatabaseValue]) {
         if let layout = plan.declared {
             var columns = ColumnEncoder(collecting: layout.columns, learning: false)
             try encode(to: &columns)

@@ -8,7 +8,7 @@ struct RowFilterCompiler {
 
     private enum Operand {
         case column(Int)
-        case value(SQLiteValue)
+        case value(DatabaseValue)
         case node(RowFilter.Node)
     }
 
@@ -103,7 +103,7 @@ struct RowFilterCompiler {
             return .unknown
         case " IN (":
             position += 1
-            var values: [SQLiteValue] = []
+            var values: [DatabaseValue] = []
             var isExact = true
             if peek() != ")" {
                 while true {

@@ -275,7 +275,7 @@ public struct Migrator: Sendable {
     /// The statement that records `migration` as applied now, with `dialect`'s placeholders.
     package static func recording(
         _ migration: Migration, dialect: SQLDialect
-    ) throws -> (sql: String, arguments: [SQLiteValue]) {
+    ) throws -> (sql: String, arguments: [DatabaseValue]) {
         let placeholders =
             switch dialect {
             case .sqlite: "?, ?, ?"
@@ -284,8 +284,8 @@ public struct Migrator: Sendable {
         return (
             "INSERT INTO \(quotedTable)(identifier, checksum, applied_at) VALUES (\(placeholders))",
             [
-                .text(migration.identifier), migration.checksum.map(SQLiteValue.text) ?? .null,
-                try SQLiteValue(Date()),
+                .text(migration.identifier), migration.checksum.map(DatabaseValue.text) ?? .null,
+                try DatabaseValue(Date()),
             ]
         )
     }

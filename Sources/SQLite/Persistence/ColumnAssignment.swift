@@ -21,12 +21,12 @@ public struct ColumnAssignment: Hashable, Sendable {
 
 extension Column {
     /// Sets the column to a value: `"done" = ?`.
-    public func set(to value: some SQLiteValueConvertible) -> ColumnAssignment {
+    public func set(to value: some DatabaseValueConvertible) -> ColumnAssignment {
         ColumnAssignment(column: self, value: .value(value))
     }
 
     /// Sets the column to a value, or to NULL with `set(to: nil)`.
-    public func set(to value: SQLiteValue) -> ColumnAssignment {
+    public func set(to value: DatabaseValue) -> ColumnAssignment {
         ColumnAssignment(column: self, value: .value(value))
     }
 

@@ -12,7 +12,7 @@ import CSQLite
 /// ```
 ///
 /// When a record is written, the values go straight into the statement's bindings: no array
-/// of values is built. Every `SQLiteValueConvertible` type, and optionals of them, can be
+/// of values is built. Every `DatabaseValueConvertible` type, and optionals of them, can be
 /// encoded; nil is NULL.
 public struct ColumnEncoder {
     // Binding a record must cost no reference counting, so the fields a write binds through are
@@ -106,7 +106,7 @@ public struct ColumnEncoder {
 
     /// Writes a value of any storage class.
     @inlinable @inline(__always)
-    public mutating func encode(_ value: SQLiteValue) {
+    public mutating func encode(_ value: DatabaseValue) {
         guard let handle else { return append(value) }
         let index = nextParameter()
         if index != 0 { noteBind(Self.bind(value, handle, index)) }
@@ -114,9 +114,9 @@ public struct ColumnEncoder {
 
     /// Writes any convertible value: dates, UUIDs, `Data`, enums with raw values, optionals.
     @inlinable @inline(__always)
-    public mutating func encode(_ value: some SQLiteValueConvertible) {
+    public mutating func encode(_ value: some DatabaseValueConvertible) {
         do {
-            encode(try value.sqliteValue)
+            encode(try value.databaseValue)
         } catch {
             if conversionFailure == nil { conversionFailure = ValueConversionError(error, of: value) }
             encodeNull()
@@ -171,7 +171,7 @@ public struct ColumnEncoder {
     }
 
     @usableFromInline
-    mutating func append(_ value: SQLiteValue) {
+    mutating func append(_ value: DatabaseValue) {
         position += 1
         collector?.values.append(value)
     }
@@ -187,7 +187,7 @@ public struct ColumnEncoder {
     }
 
     @inlinable
-    static func bind(_ value: SQLiteValue, _ handle: OpaquePointer, _ index: Int32) -> Int32 {
+    static func bind(_ value: DatabaseValue, _ handle: OpaquePointer, _ index: Int32) -> Int32 {
         switch value {
         case .null: return sqlite3_bind_null(handle, index)
         case .integer(let int): return sqlite3_bind_int64(handle, index, int)
@@ -225,7 +225,7 @@ public struct ColumnEncoder {
         }
         // Declared columns: each coding key must name one of them, once.
         let names = encoder.divergedColumns ?? Array(expected.prefix(encoder.values.count))
-        var ordered = [SQLiteValue?](repeating: nil, count: expected.count)
+        var ordered = [DatabaseValue?](repeating: nil, count: expected.count)
         for (name, value) in zip(names, encoder.values) {
             guard let index = RecordLayout.position(of: name, in: expected), ordered[index] == nil else {
                 throw PersistenceError.codingKeysMismatch(type: "\(Record.self)", declared: expected, encoded: names)
@@ -267,7 +267,7 @@ public struct ColumnEncoder {
 @usableFromInline
 final class ValueCollector {
     // A collector serves one record on one thread.
-    @exclusivity(unchecked) var values: [SQLiteValue] = []
+    @exclusivity(unchecked) var values: [DatabaseValue] = []
     /// The declared columns; while learning, those of the last layout learned for the type.
     let columns: [String]
     /// True when the columns come from coding keys rather than a declared list.

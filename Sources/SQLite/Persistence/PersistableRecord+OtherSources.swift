@@ -1,11 +1,11 @@
 /// A record write rendered for a source other than SQLite, with its arguments in order.
 package struct RenderedRecordWrite: Sendable {
     package let sql: String
-    package let arguments: [SQLiteValue]
+    package let arguments: [DatabaseValue]
     /// The table's name, and the key's columns and values, for a "not found" error.
     package let table: String
     package let keyColumns: [String]
-    package let keyValues: [SQLiteValue]
+    package let keyValues: [DatabaseValue]
     /// Set when the insert left a NULL rowid key to the database, which assigns it: the rendered
     /// SQL returns the key's column first, for `didInsert(rowID:)`.
     package let assignsRowID: Bool
@@ -51,7 +51,7 @@ extension PersistableRecord {
             }
         let shape = WriteShape(kind: shapeKind, returning: returning.isEmpty ? nil : returning.joined(separator: ", "))
         let write = try layout.sql(for: shape)
-        let arguments: [SQLiteValue]
+        let arguments: [DatabaseValue]
         switch kind {
         case .insert, .upsert: arguments = values
         case .update: arguments = write.setPositions.map { values[$0] } + write.keyPositions.map { values[$0] }

@@ -71,7 +71,7 @@ extension PersistableRecord where Self: Encodable {
 
     /// Encodes the record through `Encodable`: each coding key names a column. Optionals that
     /// are nil are written as NULL (not left out), so every record of a type has the same
-    /// columns. Dates, UUIDs, `Data` and every `SQLiteValueConvertible` type are stored as
+    /// columns. Dates, UUIDs, `Data` and every `DatabaseValueConvertible` type are stored as
     /// they are when bound; other nested values as JSON text.
     public func encode(to columns: inout ColumnEncoder) throws {
         try columns.encodeEncodable(self, type: Self.self)

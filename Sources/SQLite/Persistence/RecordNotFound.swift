@@ -8,17 +8,17 @@ public struct RecordNotFound: Error, Hashable, Sendable {
     /// The primary key's columns, in order.
     public var columns: [String]
     /// The record's key values, one per column.
-    public var values: [SQLiteValue]
+    public var values: [DatabaseValue]
 
     /// Creates an error for the row of `table` whose key `columns` have `values`.
-    public init(table: String, columns: [String], values: [SQLiteValue]) {
+    public init(table: String, columns: [String], values: [DatabaseValue]) {
         self.table = table
         self.columns = columns
         self.values = values
     }
 
     /// The key as column → value.
-    public var key: [String: SQLiteValue] {
+    public var key: [String: DatabaseValue] {
         Dictionary(zip(columns, values), uniquingKeysWith: { first, _ in first })
     }
 }

@@ -104,7 +104,7 @@ struct MigrateCommand: ParsableCommand {
         return path
     }
 
-    private static func time(_ date: some SQLiteValueConvertible) -> String {
-        ((try? date.sqliteValue)?.cellText ?? "\(date)") + " UTC"
+    private static func time(_ date: some DatabaseValueConvertible) -> String {
+        ((try? date.databaseValue)?.cellText ?? "\(date)") + " UTC"
     }
 }

@@ -56,7 +56,7 @@ struct SQLCommand: ParsableCommand {
 
     /// Prepares the statement once to turn the mistakes of the command line into usage errors:
     /// more than one statement, and a number of `--param` that does not match the placeholders.
-    private func check(_ db: Database, arguments: [SQLiteValue]) throws {
+    private func check(_ db: Database, arguments: [DatabaseValue]) throws {
         let statement: Statement
         do {
             statement = try db.makeStatement(sql)
@@ -81,7 +81,7 @@ struct SQLCommand: ParsableCommand {
     /// only when the text is a JSON number that reads back as written (an integer exactly as
     /// `String(_:)` writes it; a real with a point or an exponent), so that binding never
     /// changes a value such as `02134` or `+15551234567`; text for anything else.
-    static func value(_ text: String) throws -> SQLiteValue {
+    static func value(_ text: String) throws -> DatabaseValue {
         if let colon = text.firstIndex(of: ":") {
             let rest = String(text[text.index(after: colon)...])
             func invalid(_ expected: String) -> CommandError {
@@ -93,7 +93,7 @@ struct SQLCommand: ParsableCommand {
                 guard let integer = Int64(rest) else { throw invalid("an integer between -2^63 and 2^63 - 1") }
                 return .integer(integer)
             case "real":
-                guard SQLiteValue.numericAffinity(of: rest) != nil, let real = Double(rest) else {
+                guard DatabaseValue.numericAffinity(of: rest) != nil, let real = Double(rest) else {
                     throw invalid("a number")
                 }
                 return .real(real)

@@ -23,7 +23,7 @@ struct Facet: Hashable, Sendable {
     }
 
     struct Value: Hashable, Sendable {
-        let value: SQLiteValue
+        let value: DatabaseValue
         let count: Int64
     }
 
@@ -59,7 +59,7 @@ struct Facet: Hashable, Sendable {
 
     /// The statement that counts this facet's values among the rows of `table` that match
     /// `filter` (every row when nil), and its arguments.
-    func statement(table: String, filter: SQLExpression?) -> (sql: String, arguments: [SQLiteValue]) {
+    func statement(table: String, filter: SQLExpression?) -> (sql: String, arguments: [DatabaseValue]) {
         var sql = "SELECT \(expression.sql), count(*) FROM \(String.quotedIdentifier(table))"
         var arguments = expression.arguments
         if let filter {

@@ -4,7 +4,7 @@ import SQLite
 /// compares, and what `tables` and `schema` print.
 struct ResultSet: Hashable, Sendable {
     var columns: [String]
-    var rows: [[SQLiteValue]]
+    var rows: [[DatabaseValue]]
     /// The counts of `--facet`, fetched with the rows.
     var facets: [Facet.Counts] = []
 
@@ -16,7 +16,7 @@ struct ResultSet: Hashable, Sendable {
     }
 
     /// Runs `sql` and collects every row.
-    static func fetch(_ db: Database, sql: String, arguments: [SQLiteValue]) throws -> ResultSet {
+    static func fetch(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> ResultSet {
         let statement = try db.makeStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }

@@ -13,7 +13,7 @@ struct TableQuery: FetchKeyRequest {
 
     /// The SQL that runs, and its arguments.
     var sql: String { counts ? request.countSQL : request.sql }
-    var arguments: [SQLiteValue] { counts ? request.countArguments : request.arguments }
+    var arguments: [DatabaseValue] { counts ? request.countArguments : request.arguments }
 
     func fetch(_ db: Database) throws -> ResultSet {
         if counts { return .count(try request.fetchCount(db)) }
@@ -44,7 +44,7 @@ struct TableQuery: FetchKeyRequest {
         return text
     }
 
-    private static func explanation(_ db: Database, sql: String, arguments: [SQLiteValue]) throws -> String {
+    private static func explanation(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> String {
         var text = sql + "\n"
         text +=
             "-- arguments: " + (arguments.isEmpty ? "none" : arguments.map(literal).joined(separator: ", "))
@@ -65,7 +65,7 @@ struct TableQuery: FetchKeyRequest {
     /// `value` as a SQL literal that reads back as the same value, on one line: text with line
     /// breaks or other control characters is a concatenation (`'a' || char(10) || 'b'`), so
     /// that nothing in a value can end the `--` comment it is printed in.
-    static func literal(_ value: SQLiteValue) -> String {
+    static func literal(_ value: DatabaseValue) -> String {
         switch value {
         case .null, .integer, .blob:
             return value.description

@@ -137,7 +137,7 @@ struct FilterCompiler {
         case .membership(let name, let list, let negated):
             let path = try resolve(name)
             let column = path.column
-            var values: [SQLiteValue] = []
+            var values: [DatabaseValue] = []
             values.reserveCapacity(list.count)
             for value in list {
                 values.append(try self.value(value, for: column))
@@ -178,13 +178,13 @@ struct FilterCompiler {
     /// Text for a number column must be text SQLite reads as a number, and binds as that number.
     private mutating func value(
         _ value: FilterExpression.Value, for column: TableSchema.ColumnInfo
-    ) throws -> SQLiteValue {
+    ) throws -> DatabaseValue {
         let literal = value.literal
         let type = column.declaredType.isEmpty ? "" : " (\(column.declaredType))"
         var bound = literal.value
         switch literal.kind {
         case .text where column.affinity.holdsNumbers:
-            guard case .text(let text) = literal.value, let number = SQLiteValue.numericAffinity(of: text) else {
+            guard case .text(let text) = literal.value, let number = DatabaseValue.numericAffinity(of: text) else {
                 throw mismatch(
                     "column \"\(column.name)\"\(type) holds numbers, but \(literal.description) is text",
                     position: value.position, length: value.length)

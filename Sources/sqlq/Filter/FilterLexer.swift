@@ -235,7 +235,7 @@ struct FilterLexer {
         let text = Self.string(characters[start..<index])
         // Swift's Double(_:) also reads "0x1p3", "nan" and "inf"; SQLite's reading decides.
         let literal: FilterLiteral? =
-            if SQLiteValue.numericAffinity(of: text) == nil {
+            if DatabaseValue.numericAffinity(of: text) == nil {
                 nil
             } else if isReal {
                 Double(text).map { FilterLiteral(kind: .real, value: .real($0)) }
@@ -297,7 +297,7 @@ struct FilterLexer {
                 "\"\(Self.string(characters[start..<index]))\" is not a date; write dates as 2026-03-01 or 2026-03-01T09:30:00",
                 at: start, length: index - start)
         }
-        let value: SQLiteValue
+        let value: DatabaseValue
         switch Self.dateValue(text, hasTime: hasTime) {
         case .valid(let valid): value = valid
         case .invalid:
@@ -320,7 +320,7 @@ struct FilterLexer {
 
     /// What a date literal comes to.
     enum DateValue: Equatable {
-        case valid(SQLiteValue)
+        case valid(DatabaseValue)
         /// No such day or time.
         case invalid
         /// An offset SQLite's date functions refuse: beyond 14 hours, or 60 minutes or more.

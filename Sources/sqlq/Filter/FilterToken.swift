@@ -56,7 +56,7 @@ struct FilterLiteral: Equatable, Sendable {
 
     var kind: Kind
     /// The value bound for it.
-    var value: SQLiteValue
+    var value: DatabaseValue
 
     var description: String {
         switch kind {

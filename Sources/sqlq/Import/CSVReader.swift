@@ -144,7 +144,7 @@ struct CSVReader: RecordReader {
 
     mutating func next() throws -> ImportRecord? {
         guard try advance() else { return nil }
-        var values: [SQLiteValue] = []
+        var values: [DatabaseValue] = []
         values.reserveCapacity(fieldCount)
         for index in 0..<fieldCount {
             let bytes = field(index)
@@ -189,7 +189,7 @@ struct CSVReader: RecordReader {
 
     /// An integer when the text is one, else a real when SQLite reads the text as a number
     /// (`1.0` stays a real, `1e999` is infinity); nil for other text.
-    static func number(_ field: UnsafeBufferPointer<UInt8>) -> SQLiteValue? {
+    static func number(_ field: UnsafeBufferPointer<UInt8>) -> DatabaseValue? {
         // Every text Int64(_:) reads is a numeric literal too.
         guard TextBytes.isNumericLiteral(field) else { return nil }
         let text = String(decoding: field, as: UTF8.self)

@@ -4,7 +4,7 @@ import SQLite
 struct ImportRecord {
     var line: Int
     var columns: [String]
-    var values: [SQLiteValue]
+    var values: [DatabaseValue]
 }
 
 /// Reads the rows of an import file one at a time.

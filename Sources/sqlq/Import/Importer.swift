@@ -178,9 +178,9 @@ struct Importer {
 
     /// Text in a column declared as a number must read as one to SQLite, which would otherwise
     /// store it as text. (Swift's `Double(_:)` also reads `nan`, `inf` and `0x1A`; SQLite does not.)
-    private func check(_ value: SQLiteValue, for column: TableSchema.ColumnInfo, line: Int) throws {
+    private func check(_ value: DatabaseValue, for column: TableSchema.ColumnInfo, line: Int) throws {
         guard column.affinity.holdsNumbers, case .text(let text) = value,
-            SQLiteValue.numericAffinity(of: text) == nil
+            DatabaseValue.numericAffinity(of: text) == nil
         else { return }
         throw ImportError(
             file: file, line: line,

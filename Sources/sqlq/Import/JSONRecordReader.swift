@@ -152,7 +152,7 @@ struct JSONRecordReader: RecordReader {
         }
     }
 
-    private mutating func value() throws -> SQLiteValue {
+    private mutating func value() throws -> DatabaseValue {
         guard let byte = peek else { throw error("the file ends where a value should be") }
         switch byte {
         case UInt8(ascii: "\""):
@@ -186,7 +186,7 @@ struct JSONRecordReader: RecordReader {
         index += expected.count
     }
 
-    private mutating func number() throws -> SQLiteValue {
+    private mutating func number() throws -> DatabaseValue {
         let start = index
         var isReal = false
         if peek == UInt8(ascii: "-") { index += 1 }
@@ -210,7 +210,7 @@ struct JSONRecordReader: RecordReader {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         // A whole number is what SQLite makes of it: an integer, or a real beyond Int64. A number
         // written with a point or an exponent stays a real, so that 1.0 round-trips as a real.
-        if !isReal, let number = SQLiteValue.numericAffinity(of: text) { return number }
+        if !isReal, let number = DatabaseValue.numericAffinity(of: text) { return number }
         guard let real = Double(text) else { throw error("\(text) is not a number") }
         return .real(real)
     }
@@ -273,9 +273,9 @@ struct JSONRecordReader: RecordReader {
 
     /// Reads `{"$base64": true, "encoded": "…"}`, in either order, as a blob; leaves any other
     /// object unread and returns nil.
-    private mutating func base64Blob() throws -> SQLiteValue? {
+    private mutating func base64Blob() throws -> DatabaseValue? {
         let (start, startLine) = (index, line)
-        func restore() -> SQLiteValue? {
+        func restore() -> DatabaseValue? {
             (index, line) = (start, startLine)
             return nil
         }

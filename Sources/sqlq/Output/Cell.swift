@@ -2,7 +2,7 @@ import CSQLite
 import SQLite
 
 /// One value of a row as the writers format it, pointing into the storage it came from (SQLite's
-/// column buffers, or a ``SQLiteValue``): valid only inside the closure that hands it out.
+/// column buffers, or a ``DatabaseValue``): valid only inside the closure that hands it out.
 ///
 /// `text` is always well-formed UTF-8. Text that SQLite holds as other bytes is `invalidText`,
 /// its bytes as stored: never repaired, since that would change the value without a word. CSV
@@ -18,7 +18,7 @@ enum Cell {
 
     /// A cell's value copied out of SQLite's buffers, to be written after the next step.
     enum Owned {
-        case value(SQLiteValue)
+        case value(DatabaseValue)
         case invalidText([UInt8])
 
         /// Column `column` of the statement's current row.
@@ -26,7 +26,7 @@ enum Cell {
             self = Cell.withColumn(statement, column) { cell in
                 switch cell {
                 case .invalidText(let bytes): .invalidText(Array(bytes))
-                default: .value(SQLiteValue(sqliteStatement: statement, column: column))
+                default: .value(DatabaseValue(sqliteStatement: statement, column: column))
                 }
             }
         }
@@ -68,7 +68,7 @@ enum Cell {
     }
 
     /// Calls `body` with `value`.
-    static func withValue<T>(_ value: SQLiteValue, _ body: (Cell) throws -> T) rethrows -> T {
+    static func withValue<T>(_ value: DatabaseValue, _ body: (Cell) throws -> T) rethrows -> T {
         switch value {
         case .null: return try body(.null)
         case .integer(let integer): return try body(.integer(integer))
@@ -279,7 +279,7 @@ enum TextBytes {
         return true
     }
 
-    /// Whether SQLite reads the text as a number, as ``SQLiteValue/numericAffinity(of:)`` is
+    /// Whether SQLite reads the text as a number, as ``DatabaseValue/numericAffinity(of:)`` is
     /// non-nil: a whole decimal literal with optional surrounding whitespace.
     static func isNumericLiteral(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || (byte >= 0x09 && byte <= 0x0D) }

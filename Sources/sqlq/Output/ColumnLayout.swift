@@ -44,7 +44,7 @@ struct ColumnLayout {
         if !cell.isNumber { rightAligned[column] = false }
     }
 
-    mutating func measure(_ row: [SQLiteValue]) {
+    mutating func measure(_ row: [DatabaseValue]) {
         for (column, value) in row.enumerated() {
             Cell.withValue(value) { measure($0, column: column) }
         }

@@ -27,7 +27,7 @@ extension RowEncoder {
 
 extension RowEncoder {
     /// Writes one row of values held in memory.
-    mutating func write(row: [SQLiteValue], _ out: inout ByteBuffer) {
+    mutating func write(row: [DatabaseValue], _ out: inout ByteBuffer) {
         beginRow(&out)
         for (column, value) in row.enumerated() {
             Cell.withValue(value) { cell(_: $0, column: column, &out) }
@@ -82,7 +82,7 @@ struct ResultWriter: RowWriter {
     }
 }
 
-extension SQLiteValue {
+extension DatabaseValue {
     /// The value as text in a cell: numbers as Swift prints them (the shortest form that reads
     /// back to the same value), text as is, blobs in SQL's `X'…'` notation, NULL as `NULL`.
     var cellText: String {

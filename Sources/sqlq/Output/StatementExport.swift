@@ -9,7 +9,7 @@ extension OutputFormat {
     /// Runs `sql` and writes its rows to `output` in this format as SQLite reads them, from its
     /// column buffers, in memory that does not grow with the number of rows.
     func write(
-        _ db: Database, sql: String, arguments: [SQLiteValue], to output: OutputStream, style: TextStyle
+        _ db: Database, sql: String, arguments: [DatabaseValue], to output: OutputStream, style: TextStyle
     ) throws {
         let statement = try db.makeStatement(sql)
         try statement.bind(arguments)

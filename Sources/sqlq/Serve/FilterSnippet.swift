@@ -7,7 +7,7 @@
     enum FilterSnippet {
         /// `"column" = value` (or `"column" is null`), with each dotted step of `column` quoted;
         /// nil for a value the filter language cannot write (a blob, an infinity).
-        static func equals(_ column: String, _ value: SQLiteValue) -> String? {
+        static func equals(_ column: String, _ value: DatabaseValue) -> String? {
             let name = column.split(separator: ".", omittingEmptySubsequences: false).map { step in
                 "\"" + step.replacing("\"", with: "\"\"") + "\""
             }.joined(separator: ".")

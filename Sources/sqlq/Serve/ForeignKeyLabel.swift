@@ -62,7 +62,7 @@
         }
 
         /// The labels of `values` of this key: each parent row's label by its key's value as text.
-        func fetchLabels(_ values: Set<SQLiteValue>, in db: Database) throws -> [String: String] {
+        func fetchLabels(_ values: Set<DatabaseValue>, in db: Database) throws -> [String: String] {
             guard let label, !values.isEmpty else { return [:] }
             let values = Array(values)
             let sql =

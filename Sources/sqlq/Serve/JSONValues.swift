@@ -21,7 +21,7 @@
     /// `{"$base64": true, "encoded": "…"}`. An infinity, which JSON numbers cannot hold and this
     /// encoder refuses, is the string `"1e999"` or `"-1e999"`.
     struct JSONCell: Encodable {
-        var value: SQLiteValue
+        var value: DatabaseValue
 
         private struct Blob: Encodable {
             var encoded: String
@@ -56,7 +56,7 @@
     /// A row as an object keyed by its columns' names.
     struct JSONRow: Encodable {
         var columns: [String]
-        var values: [SQLiteValue]
+        var values: [DatabaseValue]
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)

@@ -293,7 +293,7 @@
 
         /// A value in a cell: null and blobs marked as such, a foreign key as its parent's label
         /// linking to the parent row.
-        private static func cell(_ value: SQLiteValue, foreignKey: ForeignKeyLabel?, labels: [String: String]?)
+        private static func cell(_ value: DatabaseValue, foreignKey: ForeignKeyLabel?, labels: [String: String]?)
             -> String
         {
             switch value {

@@ -20,7 +20,7 @@
     ///   cannot page by keyset (see ``KeysetOrder``).
     enum PageToken: Hashable, Sendable {
         case offset(Int)
-        case keyset(fingerprint: UInt32, values: [SQLiteValue])
+        case keyset(fingerprint: UInt32, values: [DatabaseValue])
 
         /// The longest token read, in characters: every decoded size is bounded by it.
         static let maximumLength = 8_192
@@ -105,7 +105,7 @@
                 }
                 let end = bytes.count - 4
                 var position = 6
-                var values: [SQLiteValue] = []
+                var values: [DatabaseValue] = []
                 for _ in 0..<count {
                     guard position < end, let tag = Tag(rawValue: bytes[position]) else { throw malformed() }
                     position += 1
@@ -329,7 +329,7 @@
         }
 
         /// The values of a token, checked against this order.
-        func values(of fingerprint: UInt32, _ values: [SQLiteValue]) throws -> [SQLiteValue] {
+        func values(of fingerprint: UInt32, _ values: [DatabaseValue]) throws -> [DatabaseValue] {
             guard fingerprint == self.fingerprint else {
                 throw ServeError(
                     .badRequest,
@@ -358,7 +358,7 @@
         /// equal on the keys before it (`IS`, which matches NULL) and after on it. SQLite puts
         /// NULL first ascending and last descending, and compares the column with the value
         /// under the column's collation, as `ORDER BY` does.
-        func condition(after values: [SQLiteValue]) -> SQLExpression {
+        func condition(after values: [DatabaseValue]) -> SQLExpression {
             var alternatives: [[SQLFragment.Segment]] = []
             for index in keys.indices {
                 var terms: [[SQLFragment.Segment]] = []

@@ -72,7 +72,7 @@
     struct SQLResult: Hashable, Sendable, Encodable {
         var sql: String
         var columns: [String]
-        var rows: [[SQLiteValue]]
+        var rows: [[DatabaseValue]]
         var more: Bool
 
         private enum CodingKeys: String, CodingKey { case sql, columns, rows, more }

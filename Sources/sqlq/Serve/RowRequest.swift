@@ -62,7 +62,7 @@
                 }
                 var counts: [RowPage.Referrers] = []
                 for referrer in referrers {
-                    let value: SQLiteValue =
+                    let value: DatabaseValue =
                         referrer.key.sqliteNameMatches("rowid")
                         ? .integer(rowID)
                         : result.columns.firstIndex { $0.sqliteNameMatches(referrer.key) }.map { row[$0] } ?? .null
@@ -87,7 +87,7 @@
         var rowID: Int64
         var columns: [String]
         /// nil when no row has the rowid (any more).
-        var row: [SQLiteValue]?
+        var row: [DatabaseValue]?
         var labels: [String: [String: String]]
         var referrers: [Referrers]
 
@@ -95,7 +95,7 @@
         struct Referrers: Hashable, Sendable, Encodable {
             var table: String
             var column: String
-            var value: SQLiteValue
+            var value: DatabaseValue
             var count: Int
 
             private enum CodingKeys: String, CodingKey { case table, column, value, count }

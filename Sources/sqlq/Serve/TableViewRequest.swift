@@ -101,7 +101,7 @@
                 var count: Int?
                 if parameters.count {
                     var countSQL = "SELECT count(*) FROM " + String.quotedIdentifier(table)
-                    var countArguments: [SQLiteValue] = []
+                    var countArguments: [DatabaseValue] = []
                     if let filter = query.filter {
                         countSQL += " WHERE " + filter.sql
                         countArguments = filter.arguments
@@ -137,7 +137,7 @@
 
         /// The token of the page after the row whose keys are `values`: a keyset token, or where
         /// a key's value is too long for one, the offset of the next row now, counted.
-        private func nextToken(order: KeysetOrder, after values: [SQLiteValue], _ db: Database) throws -> String {
+        private func nextToken(order: KeysetOrder, after values: [DatabaseValue], _ db: Database) throws -> String {
             let token = PageToken.keyset(fingerprint: order.fingerprint, values: values).text
             if token.utf8.count <= PageToken.maximumLength { return token }
             var upToRow = Table(table).all()
@@ -155,7 +155,7 @@
     struct TablePage: Hashable, Sendable, Encodable {
         var table: String
         var columns: [String]
-        var rows: [[SQLiteValue]]
+        var rows: [[DatabaseValue]]
         /// How many rows match the filter and the search, on every page; nil with `count=false`.
         var count: Int?
         var facets: [Facet.Counts]

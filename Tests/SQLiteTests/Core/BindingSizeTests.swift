@@ -11,7 +11,7 @@ struct BindingSizeTests {
         let db = try Database()
         try db.execute("CREATE TABLE t(v)")
         sqlite3_limit(db.handle, SQLITE_LIMIT_LENGTH, 1000)
-        let values: [SQLiteValue] = [
+        let values: [DatabaseValue] = [
             .text(String(repeating: "x", count: 1001)), .blob(Array(repeating: 7, count: 1001)),
         ]
         for value in values {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SQLite
 
-/// `SQLiteValue.numericAffinity(of:)` must agree with what SQLite itself stores in a NUMERIC column.
+/// `DatabaseValue.numericAffinity(of:)` must agree with what SQLite itself stores in a NUMERIC column.
 struct NumericAffinityTests {
     private static let samples = [
         "", " ", "0", "-0", "+7", " 12 ", "\t12\n", "1.5", ".5", "5.", ".", "-", "+", "1e5", "1E+5", "1e-5", "1e",
@@ -32,10 +32,10 @@ struct NumericAffinityTests {
     private func expectAgreement(_ text: String, _ db: Database) throws {
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS affinity(n NUMERIC)")
         try db.execute("DELETE FROM affinity")
-        try db.execute("INSERT INTO affinity(n) VALUES (?)", [SQLiteValue.text(text)])
-        let value = try #require(try db.fetchOne(SQLiteValue.self, "SELECT n FROM affinity"))
-        let expected: SQLiteValue? = if case .text = value { nil } else { value }
-        let actual = SQLiteValue.numericAffinity(of: text)
+        try db.execute("INSERT INTO affinity(n) VALUES (?)", [DatabaseValue.text(text)])
+        let value = try #require(try db.fetchOne(DatabaseValue.self, "SELECT n FROM affinity"))
+        let expected: DatabaseValue? = if case .text = value { nil } else { value }
+        let actual = DatabaseValue.numericAffinity(of: text)
         switch (expected, actual) {
         case (.real(let a), .real(let b)):
             // SQLite's own decimal conversion may differ from a correctly rounded one in the last bit.

@@ -86,9 +86,9 @@ struct RowOwnershipTests {
         struct Probe: FetchableRow {
             var count: Int
             var names: [String]
-            var values: [SQLiteValue]
-            var title: SQLiteValue?
-            var missing: SQLiteValue?
+            var values: [DatabaseValue]
+            var title: DatabaseValue?
+            var missing: DatabaseValue?
             var hasPriority: Bool
             var titleIndex: Int?
             var description: String

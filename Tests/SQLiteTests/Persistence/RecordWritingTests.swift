@@ -34,7 +34,7 @@ import Testing
         #expect(try ItemRecord.filter(Column("id") == item.id).fetchOne(db) == item)
 
         // Changed behind the record's back: update(columns:) leaves other columns alone.
-        try db.execute("UPDATE items SET title = 'soy milk' WHERE id = ?", [try SQLiteValue(item.id)])
+        try db.execute("UPDATE items SET title = 'soy milk' WHERE id = ?", [try DatabaseValue(item.id)])
         item.priority = 5
         #expect(try item.update(db, columns: [Column("priority"), Column("id")]) == 1)
         let stored = try #require(try ItemRecord.filter(Column("id") == item.id).fetchOne(db))
@@ -58,7 +58,7 @@ import Testing
         var after = before
         after.priority = 2
         // Another connection's write to a column the record did not change survives.
-        try db.execute("UPDATE items SET title = 'soy milk' WHERE id = ?", [try SQLiteValue(before.id)])
+        try db.execute("UPDATE items SET title = 'soy milk' WHERE id = ?", [try DatabaseValue(before.id)])
         #expect(try after.updateChanges(db, from: before) == 1)
         #expect(db.lastStatement?.sql == #"UPDATE "items" SET "priority" = ? WHERE "id" = ?"#)
         let stored = try #require(try ItemRecord.filter(Column("id") == before.id).fetchOne(db))

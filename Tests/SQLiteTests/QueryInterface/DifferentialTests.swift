@@ -25,12 +25,12 @@ struct DifferentialTests {
             (0..<int(0..<4)).map { _ in pick(DifferentialTests.textPieces) }.joined()
         }
 
-        mutating func number() -> SQLiteValue {
+        mutating func number() -> DatabaseValue {
             if chance(10) { return .null }
             return chance(70) ? .integer(pick(DifferentialTests.integers)) : .real(pick(DifferentialTests.reals))
         }
 
-        mutating func value(for column: String) -> SQLiteValue {
+        mutating func value(for column: String) -> DatabaseValue {
             switch column {
             case "n": return number()
             case "s": return chance(12) ? .null : .text(text())
@@ -46,7 +46,7 @@ struct DifferentialTests {
         }
 
         /// Values are drawn like the stored ones, so comparisons hit as well as miss.
-        mutating func comparand(for column: String) -> SQLiteValue {
+        mutating func comparand(for column: String) -> DatabaseValue {
             value(for: pick([column, column, "m"]))
         }
 
@@ -77,7 +77,7 @@ struct DifferentialTests {
         }
     }
 
-    typealias Stored = (id: Int64, values: [String: SQLiteValue])
+    typealias Stored = (id: Int64, values: [String: DatabaseValue])
 
     static func makeDatabase(_ generator: inout Generator, rows: Int) throws -> (Database, [Stored]) {
         let db = try Database()
@@ -113,7 +113,7 @@ struct DifferentialTests {
         }
 
         /// SQLite's ORDER BY for one term: NULLs first ascending and last descending by default.
-        func compare(_ a: SQLiteValue, _ b: SQLiteValue) -> Int {
+        func compare(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
             let descending = direction == .descending
             if a.isNull || b.isNull {
                 if a.isNull && b.isNull { return 0 }
@@ -172,7 +172,7 @@ struct DifferentialTests {
     @Test("the reference's corner cases match SQLite directly")
     func referenceCorners() throws {
         let db = try Database()
-        func sqlite(_ sql: String, _ arguments: [SQLiteValue]) throws -> Int? {
+        func sqlite(_ sql: String, _ arguments: [DatabaseValue]) throws -> Int? {
             try db.fetchOne(Int.self, sql, arguments)
         }
         #expect(try sqlite("SELECT ? < ?", [.integer(.max), .real(9.223372036854776e18)]) == 1)

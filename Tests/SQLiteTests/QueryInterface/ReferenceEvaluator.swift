@@ -23,10 +23,10 @@ enum Reference {
     /// A filter tree that can be rendered with the query builder and evaluated here.
     indirect enum Predicate: CustomStringConvertible {
         enum Op: CaseIterable { case eq, ne, lt, le, gt, ge }
-        case compare(String, Op, SQLiteValue)
+        case compare(String, Op, DatabaseValue)
         case compareColumns(String, Op, String)
-        case inList(String, [SQLiteValue])
-        case between(String, SQLiteValue, SQLiteValue)
+        case inList(String, [DatabaseValue])
+        case between(String, DatabaseValue, DatabaseValue)
         case like(String, String)
         case glob(String, String)
         case contains(String, String)
@@ -71,7 +71,7 @@ enum Reference {
 
         var description: String { expression.description }
 
-        func evaluate(_ row: [String: SQLiteValue]) -> Bool? {
+        func evaluate(_ row: [String: DatabaseValue]) -> Bool? {
             switch self {
             case .compare(let column, let op, let value):
                 let lhs = row[column]!
@@ -135,7 +135,7 @@ enum Reference {
         return true
     }
 
-    static func compare(_ lhs: SQLiteValue, _ op: Predicate.Op, _ rhs: SQLiteValue) -> Bool? {
+    static func compare(_ lhs: DatabaseValue, _ op: Predicate.Op, _ rhs: DatabaseValue) -> Bool? {
         if lhs.isNull || rhs.isNull { return nil }
         let c = order(lhs, rhs)
         switch op {
@@ -149,8 +149,8 @@ enum Reference {
     }
 
     /// SQLite's order of two values: NULL < integers and reals (by value) < text < blob.
-    static func order(_ lhs: SQLiteValue, _ rhs: SQLiteValue) -> Int {
-        func rank(_ value: SQLiteValue) -> Int {
+    static func order(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Int {
+        func rank(_ value: DatabaseValue) -> Int {
             switch value {
             case .null: 0
             case .integer, .real: 1

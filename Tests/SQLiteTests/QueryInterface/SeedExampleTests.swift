@@ -38,7 +38,8 @@ struct SeedExampleTests {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         for i in 0..<15 {
             try db.execute(
-                "INSERT INTO items(timestamp) VALUES (?)", [try SQLiteValue(start.addingTimeInterval(Double(i) * 60))])
+                "INSERT INTO items(timestamp) VALUES (?)", [try DatabaseValue(start.addingTimeInterval(Double(i) * 60))]
+            )
         }
         return db
     }

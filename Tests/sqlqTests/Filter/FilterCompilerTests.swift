@@ -34,7 +34,7 @@ struct FilterCompilerTests {
             .asRequest(of: Int64.self).fetchAll(db)
     }
 
-    private func ids(sql condition: String, _ arguments: [SQLiteValue] = []) throws -> [Int64] {
+    private func ids(sql condition: String, _ arguments: [DatabaseValue] = []) throws -> [Int64] {
         try db.fetchAll(Int64.self, "SELECT id FROM things WHERE \(condition) ORDER BY id", arguments)
     }
 
@@ -48,7 +48,7 @@ struct FilterCompilerTests {
     @Test(
         "Filters select the rows SQLite selects for the same condition",
         arguments: [
-            ("score >= 2", "score >= ?", [SQLiteValue.integer(2)]),
+            ("score >= 2", "score >= ?", [DatabaseValue.integer(2)]),
             ("not done", "NOT done", []),
             ("done = true", "done = 1", []),
             ("title like 'buy%'", "title LIKE 'buy%'", []),
@@ -77,7 +77,7 @@ struct FilterCompilerTests {
             ("TITLE = 'snake_case'", "title = 'snake_case'", []),
             ("score >= '2'", "score >= 2", []),
         ])
-    func results(filter: String, condition: String, arguments: [SQLiteValue]) throws {
+    func results(filter: String, condition: String, arguments: [DatabaseValue]) throws {
         #expect(try ids(filter) == (try ids(sql: condition, arguments)))
     }
 

@@ -34,7 +34,7 @@ struct FilterLexerTests {
             for _ in 0..<Int.random(in: 0..<8, using: &generator) {
                 text.append(alphabet.randomElement(using: &generator)!)
             }
-            let sqlite = SQLiteValue.numericAffinity(of: text)
+            let sqlite = DatabaseValue.numericAffinity(of: text)
             let tokens = try? FilterLexer.tokens(text)
             if let tokens, tokens.count == 2, case .literal(let literal) = tokens[0].kind,
                 literal.kind == .integer || literal.kind == .real
@@ -87,7 +87,7 @@ struct FilterLexerTests {
 
     @Test("Date-times are converted exactly: every fraction digit kept, offsets moved across days and years")
     func exactDates() throws {
-        func date(_ text: String) throws -> SQLiteValue { try literal(text).value }
+        func date(_ text: String) throws -> DatabaseValue { try literal(text).value }
         #expect(try date("9999-12-31T23:59:59.9999") == .text("9999-12-31 23:59:59.9999"))
         #expect(try date("9999-12-31T23:59:59.999") == .text("9999-12-31 23:59:59.999"))
         #expect(try date("2026-03-01T09:30:00.5") == .text("2026-03-01 09:30:00.500"))
@@ -158,7 +158,7 @@ struct FilterLexerTests {
     }
 }
 
-extension SQLiteValue {
+extension DatabaseValue {
     /// The value as a double, so that integer and real spellings of one number compare equal.
     fileprivate var sqliteNumber: Double? {
         switch self {

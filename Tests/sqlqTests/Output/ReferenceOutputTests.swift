@@ -15,7 +15,7 @@ struct ReferenceOutputTests {
     /// Texts that exercise every escape of every format: quotes, separators, line breaks, control
     /// characters, DEL, combining marks, wide characters, text that reads as a number or a blob,
     /// and long values.
-    static let texts: [SQLiteValue] = [
+    static let texts: [DatabaseValue] = [
         .null, .text(""), .text(" "), .text("  \t "), .text("\t"), .text("a,b"), .text("say \"hi\""), .text("\""),
         .text("line\nbreak"), .text("cr\rhere"), .text("crlf\r\n"), .text("\r\n\r\n"), .text("\n"), .text("tab\tx"),
         .text("pipe | and \\ backslash"), .text("\u{7F}del"), .text("\u{1}\u{2}\u{1F}"), .text("\u{0}nul"),
@@ -29,7 +29,7 @@ struct ReferenceOutputTests {
         .blob([]), .blob([0]), .blob([0xFF, 0x00, 0x0A]), .blob(Array(0...255)),
     ]
 
-    static let numbers: [SQLiteValue] = [
+    static let numbers: [DatabaseValue] = [
         .integer(.min), .integer(.max), .integer(0), .integer(-1), .integer(7), .integer(1_000_000_007),
         .real(.infinity), .real(-.infinity), .real(1e-300), .real(.leastNonzeroMagnitude), .real(1.5), .real(0.1),
         .real(-0.0), .real(0), .real(.greatestFiniteMagnitude), .real(-2.5e-7), .real(1e16), .real(3),
@@ -124,7 +124,7 @@ struct ReferenceOutputTests {
     }
 }
 
-extension SQLiteValue {
+extension DatabaseValue {
     fileprivate var isReal: Bool {
         if case .real = self { return true }
         return false

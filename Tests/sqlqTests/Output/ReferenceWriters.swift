@@ -37,7 +37,7 @@ enum ReferenceWriters {
         return text
     }
 
-    private static func csvField(_ value: SQLiteValue) -> String {
+    private static func csvField(_ value: DatabaseValue) -> String {
         switch value {
         case .null: return ""
         case .integer(let integer): return String(integer)
@@ -69,7 +69,7 @@ enum ReferenceWriters {
         case UInt8(ascii: "X"), UInt8(ascii: "x"):
             return text.utf8.dropFirst().first == UInt8(ascii: "'")
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), 0...0x20:
-            return SQLiteValue.numericAffinity(of: text) != nil
+            return DatabaseValue.numericAffinity(of: text) != nil
         default:
             return false
         }
@@ -125,7 +125,7 @@ enum ReferenceWriters {
         return text
     }
 
-    private static func jsonValue(_ value: SQLiteValue) -> String {
+    private static func jsonValue(_ value: DatabaseValue) -> String {
         switch value {
         case .null: return "null"
         case .integer(let integer): return String(integer)
@@ -303,7 +303,7 @@ enum ReferenceWriters {
 
     // MARK: Values
 
-    private static func cellText(_ value: SQLiteValue) -> String {
+    private static func cellText(_ value: DatabaseValue) -> String {
         switch value {
         case .null: "NULL"
         case .integer(let value): String(value)
@@ -313,7 +313,7 @@ enum ReferenceWriters {
         }
     }
 
-    private static func isNumber(_ value: SQLiteValue) -> Bool {
+    private static func isNumber(_ value: DatabaseValue) -> Bool {
         switch value {
         case .integer, .real: true
         default: false

@@ -34,14 +34,14 @@ struct RowWriterTests {
         #expect(csv.hasPrefix("id,title,score,note,data\r\n1,plain,1.5,,X'CAFE'\r\n"))
         #expect(csv.contains("22,\"comma, \"\"quote\"\"\nnew line\",-2.0,"))
         var reader = try CSVReader(bytes: Array(csv.utf8), file: "out.csv")
-        var rows: [[SQLiteValue]] = []
+        var rows: [[DatabaseValue]] = []
         while let record = try reader.next() {
             #expect(record.columns == Self.result.columns)
             rows.append(record.values)
         }
         // Numbers read back as text, which a column's affinity converts; everything else as it was.
         let expected = Self.result.rows.map { row in
-            row.map { value -> SQLiteValue in
+            row.map { value -> DatabaseValue in
                 switch value {
                 case .integer, .real: .text(value.cellText)
                 default: value

@@ -10,8 +10,8 @@ struct RoundTripTests {
 
     /// Values no format may lose, by column: text, integer, real, numeric, blob and untyped.
     /// (Text in an INTEGER or REAL column is left out: import refuses it as a mistake.)
-    static let columns: [[SQLiteValue]] = {
-        let texts: [SQLiteValue] = [
+    static let columns: [[DatabaseValue]] = {
+        let texts: [DatabaseValue] = [
             .null, .text(""), .text(" "), .text("  \t "), .text("\t"), .text("a,b"), .text("say \"hi\""),
             .text("\""), .text("line\nbreak"), .text("cr\rhere"), .text("crlf\r\n"), .text("\n"), .text("tab\tx"),
             .text("e\u{301}, n\u{303}"), .text("👩‍👩‍👧 🇫🇷"), .text("\u{FEFF}bom"), .text("\u{0}nul"),
@@ -21,17 +21,17 @@ struct RoundTripTests {
             .text("\\N"), .text("{\"$base64\":true,\"encoded\":\"AA==\"}"), .text("[1, 2]"),
             .blob([]), .blob([0]), .blob([0xFF, 0x00, 0x0A]),
         ]
-        let integers: [SQLiteValue] = [
+        let integers: [DatabaseValue] = [
             .integer(.min), .integer(.max), .integer(0), .integer(-1), .null, .blob([1]),
         ]
-        let reals: [SQLiteValue] = [
+        let reals: [DatabaseValue] = [
             .real(.infinity), .real(-.infinity), .real(1e-300), .real(.leastNonzeroMagnitude), .real(1.5), .real(0.1),
             .real(-0.0), .real(.greatestFiniteMagnitude), .real(-2.5e-7), .real(1e16), .real(3), .null,
         ]
-        let numerics: [SQLiteValue] = [
+        let numerics: [DatabaseValue] = [
             .integer(1), .real(1.5), .text("2026-01-02"), .text("a word"), .real(.infinity), .blob([2]), .null,
         ]
-        let untyped: [SQLiteValue] =
+        let untyped: [DatabaseValue] =
             [
                 .integer(12), .integer(.min), .real(1.0), .real(-0.0), .real(1e-300), .real(.infinity),
                 .real(-.infinity), .blob(Array(0...255)),
@@ -40,7 +40,7 @@ struct RoundTripTests {
     }()
 
     /// A value with its type, reals by their bits, so that `-0.0` differs from `0.0`.
-    static func exact(_ value: SQLiteValue) -> String {
+    static func exact(_ value: DatabaseValue) -> String {
         switch value {
         case .null: "null"
         case .integer(let integer): "integer \(integer)"

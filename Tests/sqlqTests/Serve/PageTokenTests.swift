@@ -11,7 +11,7 @@
     struct PageTokenTests {
         @Test("A keyset token holds values of every type exactly, floats to the bit")
         func roundTrip() throws {
-            let values: [SQLiteValue] = [
+            let values: [DatabaseValue] = [
                 .null, .integer(.min), .integer(.max), .integer(0), .real(-0.0), .real(.infinity),
                 .real(-.infinity), .real(.leastNonzeroMagnitude), .real(0.1), .text(""), .text("a\u{0}b é 🙂"),
                 .blob([]), .blob([0, 255, 1]),
@@ -100,8 +100,8 @@
         /// A key longer than a token holds: its page's next token is an offset, counted.
         static let longText = String(repeating: "z", count: PageToken.maximumLength)
 
-        static func randomValue(_ random: inout SeededGenerator) -> SQLiteValue {
-            let pool: [SQLiteValue] = [
+        static func randomValue(_ random: inout SeededGenerator) -> DatabaseValue {
+            let pool: [DatabaseValue] = [
                 .null, .null, .integer(-2), .integer(0), .integer(1), .integer(3), .integer(3), .real(-0.0), .real(0.0),
                 .real(1.5), .real(-1.5), .real(2.0), .real(1e300), .text("a"), .text("A"), .text("b"), .text("B"),
                 .text("ab"), .text(""), .text("é"), .text("3"), .blob([0]), .blob([]), .blob([255, 1]),
@@ -124,7 +124,7 @@
             }
             let count = Int.random(in: 0...40, using: &random)
             for n in 0..<count {
-                var values: [SQLiteValue] = [.integer(Int64(n))]
+                var values: [DatabaseValue] = [.integer(Int64(n))]
                 values += Self.columns.map { _ in randomValue(&random) }
                 if kind == 2 {
                     // Unique under NOCASE, in random case.
@@ -163,7 +163,7 @@
         static func reference(
             _ db: Database, _ view: (sort: [(String, Bool)], filter: String?, size: Int), tiebreaker: String,
             filter: SQLExpression?
-        ) throws -> [[SQLiteValue]] {
+        ) throws -> [[DatabaseValue]] {
             let orderBy = view.sort.map { "\"\($0)\"" + ($1 ? " DESC" : " ASC") } + [tiebreaker]
             let sql =
                 "SELECT * FROM t" + (filter.map { " WHERE " + $0.sql } ?? "") + " ORDER BY "
@@ -172,16 +172,16 @@
         }
 
         /// Rows as a failure prints them, the long text elided.
-        static func shortened(_ rows: [[SQLiteValue]]) -> [[SQLiteValue]] {
+        static func shortened(_ rows: [[DatabaseValue]]) -> [[DatabaseValue]] {
             rows.map { $0.map { $0 == .text(longText) ? .text("z…") : $0 } }
         }
 
         /// Every page of the view, each fetched as the server fetches it, following `next`.
         static func walk(_ db: Database, _ parameters: ViewParameters, table: String = "t", limit: Int) throws -> (
-            rows: [[SQLiteValue]], tokens: [String]
+            rows: [[DatabaseValue]], tokens: [String]
         ) {
             var parameters = parameters
-            var rows: [[SQLiteValue]] = []
+            var rows: [[DatabaseValue]] = []
             var tokens: [String] = []
             for _ in 0...limit {
                 let page = try TableViewRequest(table: table, parameters: parameters, db: db, timeLimit: .seconds(10))

@@ -31,7 +31,7 @@ struct TestDatabase {
         try body(try Database(path: path, configuration: .readOnly))
     }
 
-    func count(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> Int {
+    func count(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
         try read { db in try db.fetchOne(Int.self, sql, arguments) ?? -1 }
     }
 

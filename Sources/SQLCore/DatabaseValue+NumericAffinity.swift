@@ -1,4 +1,4 @@
-extension SQLiteValue {
+extension DatabaseValue {
     /// The number SQLite stores when `text` is written to a column of INTEGER, REAL or NUMERIC
     /// affinity, or `nil` when SQLite keeps the text as text.
     ///
@@ -12,7 +12,7 @@ extension SQLiteValue {
     /// (`"3.0e5"` gives `300000`); ``real(_:)`` for any other number (a literal too large
     /// for a double gives an infinity, as in SQLite). A REAL column stores the same number as a
     /// double.
-    public static func numericAffinity(of text: String) -> SQLiteValue? {
+    public static func numericAffinity(of text: String) -> DatabaseValue? {
         var utf8 = Substring(text).utf8[...]
         while let first = utf8.first, isSQLiteSpace(first) { utf8.removeFirst() }
         while let last = utf8.last, isSQLiteSpace(last) { utf8.removeLast() }

@@ -3,15 +3,15 @@ import Testing
 
 @testable import SQLite
 
-@Suite("SQLiteValue in a database")
-struct SQLiteValueStorageTests {
+@Suite("DatabaseValue in a database")
+struct DatabaseValueStorageTests {
     @Test("Swift values round-trip through a real database column")
     func roundTrips() throws {
         let db = try Database()
         try db.execute("CREATE TABLE t(v)")
-        func roundTrip<T: SQLiteValueConvertible & Equatable>(_ value: T) throws -> T? {
+        func roundTrip<T: DatabaseValueConvertible & Equatable>(_ value: T) throws -> T? {
             try db.execute("DELETE FROM t")
-            try db.execute("INSERT INTO t VALUES (?)", [try SQLiteValue(value)])
+            try db.execute("INSERT INTO t VALUES (?)", [try DatabaseValue(value)])
             return try db.fetchOne("SELECT v FROM t").map { try $0[0] as T }
         }
         #expect(try roundTrip(true) == true)
@@ -38,7 +38,7 @@ struct SQLiteValueStorageTests {
         for interval in [Double.infinity, .nan, 1e14, -1e14, 253_402_300_800, -1e11] {
             let date = Date(timeIntervalSince1970: interval)
             #expect(throws: ValueConversionError.self) {
-                try db.execute("INSERT INTO items(title, due) VALUES ('x', ?)", [try SQLiteValue(date)])
+                try db.execute("INSERT INTO items(title, due) VALUES ('x', ?)", [try DatabaseValue(date)])
             }
             var item = ItemRecord(title: "new", due: date)
             #expect(throws: ValueConversionError.self) { try item.insert(db) }
@@ -71,10 +71,11 @@ struct SQLiteValueStorageTests {
     func dateStorage() throws {
         let db = try Database()
         let date = Date(timeIntervalSince1970: 1_767_323_045.678)  // 2026-01-02 03:04:05.678 UTC
-        #expect(try SQLiteValue(date) == .text("2026-01-02 03:04:05.678"))
-        #expect(try db.fetchOne(String.self, "SELECT date(?)", [try SQLiteValue(date)]) == "2026-01-02")
+        #expect(try DatabaseValue(date) == .text("2026-01-02 03:04:05.678"))
+        #expect(try db.fetchOne(String.self, "SELECT date(?)", [try DatabaseValue(date)]) == "2026-01-02")
         let later = Date(timeIntervalSince1970: 1_767_323_046)
-        #expect(try db.fetchOne(Bool.self, "SELECT ? < ?", [try SQLiteValue(date), try SQLiteValue(later)]) == true)
+        #expect(
+            try db.fetchOne(Bool.self, "SELECT ? < ?", [try DatabaseValue(date), try DatabaseValue(later)]) == true)
     }
 
     @Test(
@@ -85,7 +86,7 @@ struct SQLiteValueStorageTests {
         ])
     func combiningMarks(text: String) throws {
         let db = try Database()
-        let literal = SQLiteValue.text(text).description
+        let literal = DatabaseValue.text(text).description
         let back = try db.fetchOne(String.self, "SELECT " + literal)
         #expect(back.map { Array($0.utf8) } == Array(text.utf8))
     }

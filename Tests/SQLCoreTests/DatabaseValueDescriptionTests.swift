@@ -1,8 +1,8 @@
 import SQLCore
 import Testing
 
-@Suite("SQLiteValue descriptions")
-struct SQLiteValueDescriptionTests {
+@Suite("DatabaseValue descriptions")
+struct DatabaseValueDescriptionTests {
     @Test("describing a decoding error for a large blob shows its size and only the start of it")
     func largeBlob() {
         let size = 50 << 20

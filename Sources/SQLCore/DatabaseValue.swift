@@ -8,13 +8,13 @@ import CSQLite
 /// try db.execute("INSERT INTO items(title, done, note) VALUES (?, ?, ?)", ["milk", false, nil])
 /// ```
 ///
-/// Any supported Swift value converts with ``init(_:)``: `try SQLiteValue(Date())`.
+/// Any supported Swift value converts with ``init(_:)``: `try DatabaseValue(Date())`.
 ///
 /// Values are equal when SQLite's `BINARY` comparison finds them equal within one storage class:
 /// text compares by its UTF-8 bytes, so canonically equivalent text in another Unicode
 /// normalization (`"\u{E9}"` and `"e\u{301}"`), which Swift's `String` finds equal, is another
 /// value here, as it is to SQLite. An integer never equals a real.
-public enum SQLiteValue: Hashable, Sendable {
+public enum DatabaseValue: Hashable, Sendable {
     /// SQL NULL.
     case null
     /// A 64-bit signed integer.
@@ -27,7 +27,7 @@ public enum SQLiteValue: Hashable, Sendable {
     case blob([UInt8])
 
     @inlinable
-    public static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
+    public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.integer(let a), .integer(let b)): a == b
@@ -63,8 +63,8 @@ public enum SQLiteValue: Hashable, Sendable {
     /// Throws ``ValueConversionError`` for a value with no stored form, such as a `Date` outside
     /// the years 0000 through 9999.
     @inlinable
-    public init(_ value: some SQLiteValueConvertible) throws {
-        self = try value.sqliteValue
+    public init(_ value: some DatabaseValueConvertible) throws {
+        self = try value.databaseValue
     }
 
     /// Reads column `column` of a raw `sqlite3_stmt`'s current row.
@@ -113,32 +113,32 @@ public enum SQLiteValue: Hashable, Sendable {
     }
 }
 
-extension SQLiteValue: ExpressibleByNilLiteral {
+extension DatabaseValue: ExpressibleByNilLiteral {
     /// `nil` is ``null``.
     @inlinable public init(nilLiteral: ()) { self = .null }
 }
 
-extension SQLiteValue: ExpressibleByIntegerLiteral {
+extension DatabaseValue: ExpressibleByIntegerLiteral {
     /// An integer literal is an ``integer(_:)``.
     @inlinable public init(integerLiteral value: Int64) { self = .integer(value) }
 }
 
-extension SQLiteValue: ExpressibleByFloatLiteral {
+extension DatabaseValue: ExpressibleByFloatLiteral {
     /// A floating-point literal is a ``real(_:)``.
     @inlinable public init(floatLiteral value: Double) { self = .real(value) }
 }
 
-extension SQLiteValue: ExpressibleByStringLiteral {
+extension DatabaseValue: ExpressibleByStringLiteral {
     /// A string literal is a ``text(_:)``.
     @inlinable public init(stringLiteral value: String) { self = .text(value) }
 }
 
-extension SQLiteValue: ExpressibleByBooleanLiteral {
+extension DatabaseValue: ExpressibleByBooleanLiteral {
     /// `true` and `false` are the integers 1 and 0, as SQLite stores booleans.
     @inlinable public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 
-extension SQLiteValue: CustomStringConvertible {
+extension DatabaseValue: CustomStringConvertible {
     /// A SQL-literal-like rendering, for logs and `--explain` output. Never used to build SQL.
     public var description: String {
         switch self {

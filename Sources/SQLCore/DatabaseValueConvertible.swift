@@ -6,14 +6,14 @@ import CSQLite
     import Foundation
 #endif
 
-/// A Swift type that converts to and from a single ``SQLiteValue``.
+/// A Swift type that converts to and from a single ``DatabaseValue``.
 ///
 /// The package conforms `Bool`, the integer types, `Double`, `Float`, `String`, `[UInt8]`, `Data`,
-/// `Date`, `UUID`, `SQLiteValue` itself and `Optional` of any of them. Conform your own types to
+/// `Date`, `UUID`, `DatabaseValue` itself and `Optional` of any of them. Conform your own types to
 /// store them in a column:
 ///
 /// ```swift
-/// enum Priority: Int, SQLiteValueConvertible { case low, high }
+/// enum Priority: Int, DatabaseValueConvertible { case low, high }
 /// ```
 ///
 /// `RawRepresentable` types whose raw value is convertible get the conformance's requirements
@@ -22,22 +22,22 @@ import CSQLite
 /// A convertible type is also a ``FetchableRow`` that decodes the first column, so the same
 /// fetches read single values: `try db.fetchAll(String.self, "SELECT title FROM items")`, and
 /// `fetchOne` gives nil when there is no row or the value is NULL.
-public protocol SQLiteValueConvertible: FetchableRow, Sendable {
+public protocol DatabaseValueConvertible: FetchableRow, Sendable {
     /// The value to bind. Throws when the value has no stored form (a `Date` outside the years
     /// 0000 through 9999 throws ``ValueConversionError``).
-    var sqliteValue: SQLiteValue { get throws }
+    var databaseValue: DatabaseValue { get throws }
     /// Decodes from a stored value; returns nil when the value has the wrong type.
-    init?(sqliteValue: SQLiteValue)
+    init?(databaseValue: DatabaseValue)
     /// Decodes column `column` of a raw `sqlite3_stmt`'s current row; returns nil when the
-    /// value has the wrong type. The default reads a ``SQLiteValue`` first; the built-in numeric
+    /// value has the wrong type. The default reads a ``DatabaseValue`` first; the built-in numeric
     /// and text types read the column directly, which keeps row decoding close to the C API's speed.
     init?(sqliteStatement statement: OpaquePointer, column: Int32)
 }
 
-extension SQLiteValueConvertible {
+extension DatabaseValueConvertible {
     @inlinable
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        self.init(sqliteValue: SQLiteValue(sqliteStatement: statement, column: column))
+        self.init(databaseValue: DatabaseValue(sqliteStatement: statement, column: column))
     }
 
     /// Decodes the first column. NULL fails unless the type is optional.
@@ -56,7 +56,7 @@ extension SQLiteValueConvertible {
 
 // A convertible type that is `Decodable` too (`Int`, `String`, `Date`…) decodes the first column
 // rather than the row's columns named by its coding keys: this says so where the two defaults meet.
-extension SQLiteValueConvertible where Self: Decodable {
+extension DatabaseValueConvertible where Self: Decodable {
     /// Decodes the first column. NULL fails unless the type is optional.
     @inlinable
     public init(row: BorrowedRow) throws {
@@ -64,13 +64,13 @@ extension SQLiteValueConvertible where Self: Decodable {
     }
 }
 
-extension SQLiteValue: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { self }
-    @inlinable public init?(sqliteValue: SQLiteValue) { self = sqliteValue }
+extension DatabaseValue: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { self }
+    @inlinable public init?(databaseValue: DatabaseValue) { self = databaseValue }
 }
 
-extension Int64: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { .integer(self) }
+extension Int64: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { .integer(self) }
     @inlinable @inline(__always)
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         // One column call, then two plain reads of the value: a type check that costs less than
@@ -84,8 +84,8 @@ extension Int64: SQLiteValueConvertible {
         default: return nil
         }
     }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        switch sqliteValue {
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
         case .integer(let value): self = value
         case .real(let value):
             guard let exact = Int64(exactly: value) else { return nil }
@@ -95,36 +95,36 @@ extension Int64: SQLiteValueConvertible {
     }
 }
 
-extension Int: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+extension Int: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
     @inlinable public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int(exactly: value) else {
             return nil
         }
         self = exact
     }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        guard let value = Int64(sqliteValue: sqliteValue), let exact = Int(exactly: value) else { return nil }
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        guard let value = Int64(databaseValue: databaseValue), let exact = Int(exactly: value) else { return nil }
         self = exact
     }
 }
 
-extension Int32: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+extension Int32: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
     @inlinable public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int32(exactly: value) else {
             return nil
         }
         self = exact
     }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        guard let value = Int64(sqliteValue: sqliteValue), let exact = Int32(exactly: value) else { return nil }
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        guard let value = Int64(databaseValue: databaseValue), let exact = Int32(exactly: value) else { return nil }
         self = exact
     }
 }
 
-extension Bool: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+extension Bool: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
     @inlinable @inline(__always)
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         guard let value = sqlite3_column_value(statement, column) else { return nil }
@@ -134,8 +134,8 @@ extension Bool: SQLiteValueConvertible {
         default: return nil
         }
     }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        switch sqliteValue {
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
         case .integer(let value): self = value != 0
         case .real(let value): self = value != 0
         default: return nil
@@ -143,11 +143,11 @@ extension Bool: SQLiteValueConvertible {
     }
 }
 
-extension Double: SQLiteValueConvertible {
+extension Double: DatabaseValueConvertible {
     /// The number as a REAL. NaN binds as NULL, as SQLite binds it (and PostgreSQL's binding
     /// does the same, for the same rows): a filter comparing with NaN matches nothing, and a NaN
     /// written to a NOT NULL column fails with a `ConstraintViolation` that says so.
-    @inlinable public var sqliteValue: SQLiteValue { .real(self) }
+    @inlinable public var databaseValue: DatabaseValue { .real(self) }
     @inlinable @inline(__always)
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         guard let value = sqlite3_column_value(statement, column) else { return nil }
@@ -156,8 +156,8 @@ extension Double: SQLiteValueConvertible {
         default: return nil
         }
     }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        switch sqliteValue {
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
         case .real(let value): self = value
         case .integer(let value): self = Double(value)
         default: return nil
@@ -165,16 +165,16 @@ extension Double: SQLiteValueConvertible {
     }
 }
 
-extension Float: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { .real(Double(self)) }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        guard let value = Double(sqliteValue: sqliteValue) else { return nil }
+extension Float: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { .real(Double(self)) }
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        guard let value = Double(databaseValue: databaseValue) else { return nil }
         self = Float(value)
     }
 }
 
-extension String: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue { .text(self) }
+extension String: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue { .text(self) }
     @inlinable @inline(__always)
     public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
         guard let value = sqlite3_column_value(statement, column), sqlite3_value_type(value) == SQLITE_TEXT else {
@@ -187,18 +187,18 @@ extension String: SQLiteValueConvertible {
         let count = Int(sqlite3_value_bytes(value))
         self = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        guard case .text(let value) = sqliteValue else { return nil }
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        guard case .text(let value) = databaseValue else { return nil }
         self = value
     }
 }
 
 extension Array: FetchableRow where Element == UInt8 {}
 
-extension Array: SQLiteValueConvertible where Element == UInt8 {
-    @inlinable public var sqliteValue: SQLiteValue { .blob(self) }
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        switch sqliteValue {
+extension Array: DatabaseValueConvertible where Element == UInt8 {
+    @inlinable public var databaseValue: DatabaseValue { .blob(self) }
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
         case .blob(let bytes): self = bytes
         case .text(let text): self = Array(text.utf8)
         default: return nil
@@ -206,20 +206,20 @@ extension Array: SQLiteValueConvertible where Element == UInt8 {
     }
 }
 
-extension Data: SQLiteValueConvertible {
-    public var sqliteValue: SQLiteValue { .blob([UInt8](self)) }
-    public init?(sqliteValue: SQLiteValue) {
-        guard let bytes = [UInt8](sqliteValue: sqliteValue) else { return nil }
+extension Data: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
+    public init?(databaseValue: DatabaseValue) {
+        guard let bytes = [UInt8](databaseValue: databaseValue) else { return nil }
         self = Data(bytes)
     }
 }
 
-extension UUID: SQLiteValueConvertible {
+extension UUID: DatabaseValueConvertible {
     /// UUIDs are stored as their canonical uppercase text, which is readable in any SQLite tool.
-    public var sqliteValue: SQLiteValue { .text(uuidString) }
+    public var databaseValue: DatabaseValue { .text(uuidString) }
     /// Accepts the text form (any case) and the 16-byte blob form.
-    public init?(sqliteValue: SQLiteValue) {
-        switch sqliteValue {
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
         case .text(let text):
             guard let uuid = UUID(uuidString: text) else { return nil }
             self = uuid
@@ -234,18 +234,18 @@ extension UUID: SQLiteValueConvertible {
     }
 }
 
-extension Date: SQLiteValueConvertible {
+extension Date: DatabaseValueConvertible {
     /// Dates are stored as TEXT `yyyy-MM-dd HH:mm:ss.SSS` in UTC: SQLite's own format, which sorts
     /// as time and works with `date()`, `datetime()` and `strftime()`. It holds the years 0000
     /// through 9999, rounded to the millisecond; any other date, and one that is not finite,
     /// throws ``ValueConversionError``.
-    public var sqliteValue: SQLiteValue {
+    public var databaseValue: DatabaseValue {
         get throws { .text(try SQLiteDateFormat.string(from: self)) }
     }
     /// Accepts SQLite's format, ISO-8601 (`T` separator, `Z` or `±HH:MM` offsets, optional
     /// fractions), a bare `yyyy-MM-dd`, and numbers as Unix time in seconds.
-    public init?(sqliteValue: SQLiteValue) {
-        switch sqliteValue {
+    public init?(databaseValue: DatabaseValue) {
+        switch databaseValue {
         case .text(let text):
             guard let date = SQLiteDateFormat.date(from: text) else { return nil }
             self = date
@@ -256,14 +256,14 @@ extension Date: SQLiteValueConvertible {
     }
 }
 
-extension Optional: FetchableRow where Wrapped: SQLiteValueConvertible {}
+extension Optional: FetchableRow where Wrapped: DatabaseValueConvertible {}
 
-extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
-    @inlinable public var sqliteValue: SQLiteValue {
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    @inlinable public var databaseValue: DatabaseValue {
         get throws {
             switch self {
             case .none: .null
-            case .some(let wrapped): try wrapped.sqliteValue
+            case .some(let wrapped): try wrapped.databaseValue
             }
         }
     }
@@ -277,22 +277,22 @@ extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible
         self = .some(wrapped)
     }
     /// NULL decodes as `nil`; any other value must decode as `Wrapped`.
-    @inlinable public init?(sqliteValue: SQLiteValue) {
-        if case .null = sqliteValue {
+    @inlinable public init?(databaseValue: DatabaseValue) {
+        if case .null = databaseValue {
             self = .none
             return
         }
-        guard let wrapped = Wrapped(sqliteValue: sqliteValue) else { return nil }
+        guard let wrapped = Wrapped(databaseValue: databaseValue) else { return nil }
         self = .some(wrapped)
     }
 }
 
-extension SQLiteValueConvertible where Self: RawRepresentable, RawValue: SQLiteValueConvertible {
-    public var sqliteValue: SQLiteValue {
-        get throws { try rawValue.sqliteValue }
+extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        get throws { try rawValue.databaseValue }
     }
-    public init?(sqliteValue: SQLiteValue) {
-        guard let raw = RawValue(sqliteValue: sqliteValue) else { return nil }
+    public init?(databaseValue: DatabaseValue) {
+        guard let raw = RawValue(databaseValue: databaseValue) else { return nil }
         self.init(rawValue: raw)
     }
 }
