@@ -63,18 +63,44 @@ struct TypeMappingTests {
                 "TIMESTAMPTZ '2024-03-01 12:30:00+02'", "DATE '2024-02-29'", "DATE '0044-03-15 BC'",
                 "TIME '08:05:03.000001'", "'infinity'::timestamp",
                 "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "'{\"a\": [1, 2]}'::json", "'{\"a\": [1, 2]}'::jsonb",
-                "12345678901234567890.125::numeric",
             ]
             for expression in expressions {
                 let row = try #require(
                     try await db.fetchOne("SELECT \(expression) AS value, (\(expression))::text AS text"))
                 let text: String = try row["text"]
-                if expression.hasSuffix("::numeric") {
-                    #expect(row.value(named: "value") == .real(Double(text)!))
-                } else {
-                    #expect(row.value(named: "value") == .text(text), "\(expression)")
-                }
+                #expect(row.value(named: "value") == .text(text), "\(expression)")
             }
+        }
+    }
+
+    /// A `numeric` is never rounded: a real when the double prints back as the same number, an
+    /// integer when it is whole and fits 64 bits, its exact text otherwise.
+    @Test func numericsKeepEveryDigit() async throws {
+        try await TestServer.withDatabase { db in
+            let cases: [(String, DatabaseValue)] = [
+                ("12.50", .real(12.5)), ("0.1", .real(0.1)), ("-0.001", .real(-0.001)), ("0", .real(0)),
+                ("1e300", .real(1e300)), ("'Infinity'", .real(.infinity)), ("'-Infinity'", .real(-.infinity)),
+                ("'NaN'", .null), ("123.000", .real(123)),
+                ("9007199254740993", .integer(9_007_199_254_740_993)),
+                ("-9223372036854775808.00", .integer(.min)),
+                ("12345678901234567890.125", .text("12345678901234567890.125")),
+                ("0.10000000000000000001", .text("0.10000000000000000001")),
+                ("9223372036854775808", .text("9223372036854775808")),
+            ]
+            for (literal, expected) in cases {
+                let row = try #require(try await db.fetchOne("SELECT \(literal)::numeric AS value"))
+                #expect(row.value(named: "value") == expected, "\(literal)")
+            }
+            // The sum of two large bigints is a numeric: exact, as SQLite's integer sum is.
+            let sum = try #require(
+                try await db.fetchOne(
+                    "SELECT sum(v) AS total FROM (VALUES (4611686018427387904::int8), (1::int8)) t(v)"))
+            #expect(sum.value(named: "total") == .integer(4_611_686_018_427_387_905))
+            // Rounding is refused, not done silently: `String` reads the exact text, `Double` throws.
+            let long = try #require(try await db.fetchOne("SELECT 0.10000000000000000001::numeric AS value"))
+            let exact: String = try long["value"]
+            #expect(exact == "0.10000000000000000001")
+            #expect(throws: RowDecodingError.self) { let _: Double = try long["value"] }
         }
     }
 
