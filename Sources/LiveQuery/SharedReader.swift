@@ -240,32 +240,28 @@ public final class SharedReader<Value: Sendable>: Sendable {
             throw error
         }
         let (record, lease) = (attachment.record, attachment.lease)
-        let isStale = record.isStale
         var dropped: Dropped?
-        var generation: UInt64 = 0
-        apply(Changes(isLoading: true)) { state in
+        var changes = Changes()
+        // One critical section, subscription included, so that switching back to a cached query
+        // takes the reader's lock once; a result that arrives meanwhile waits for the lock.
+        let (generation, isStale) = state.withLock { state -> (UInt64, Bool) in
             state.generation += 1
-            generation = state.generation
+            let generation = state.generation
             state.key = key
             dropped = Dropped(record: state.record, subscription: state.subscription, lease: state.lease)
-            (state.subscription, state.lease, state.record) = (nil, lease, record)
+            let (subscription, snapshot, isStale) = record.subscribe { [weak self] snapshot in
+                self?.receive(snapshot, generation: generation)
+            }
+            (state.subscription, state.lease, state.record) = (subscription, lease, record)
             state.valueCount = 0
             state.version = -1
-            let changed = state.isLoading != isStale
+            changes.isLoading = state.isLoading != isStale
             state.isLoading = isStale
-            return changed
+            take(snapshot, into: &state, changes: &changes)
+            return (generation, isStale)
         }
         dropped?.cancel()
-        // Delivers the record's current snapshot before returning: the cached value, if any.
-        let subscription = record.subscribe { [weak self, generation] snapshot in
-            self?.receive(snapshot, generation: generation)
-        }
-        let current = state.withLock { state in
-            guard state.generation == generation else { return false }
-            state.subscription = subscription
-            return true
-        }
-        if !current { record.unsubscribe(subscription) }
+        notify(changes)
         return Attached(lease: lease, record: record, generation: generation, isStale: isStale)
     }
 
@@ -301,27 +297,32 @@ public final class SharedReader<Value: Sendable>: Sendable {
 
     private func receive(_ snapshot: LiveRecord.Snapshot, generation: UInt64) {
         var changes = Changes()
-        apply(nil) { state in
-            guard state.generation == generation, snapshot.version > state.version else { return false }
-            state.version = snapshot.version
-            if snapshot.valueCount > state.valueCount, let boxed = snapshot.value {
-                state.valueCount = snapshot.valueCount
-                // The engine checks that a query's record holds values of its key's type.
-                let value = boxed as! Value
-                if !(areEqual?(state.value, value) ?? false) {
-                    state.value = value
-                    changes.value = true
-                    probe?.valueDidChange()
-                    for stream in state.streams.values { stream.yield(value) }
-                }
-            }
-            if state.loadError != nil || snapshot.error != nil {
-                state.loadError = snapshot.error
-                changes.loadError = true
-            }
-            return changes.value || changes.loadError
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            take(snapshot, into: &state, changes: &changes)
         }
         notify(changes)
+    }
+
+    /// Takes the record's snapshot, unless the reader has a newer one.
+    private func take(_ snapshot: LiveRecord.Snapshot, into state: inout State, changes: inout Changes) {
+        guard snapshot.version > state.version else { return }
+        state.version = snapshot.version
+        if snapshot.valueCount > state.valueCount, let boxed = snapshot.value {
+            state.valueCount = snapshot.valueCount
+            // The engine checks that a query's record holds values of its key's type.
+            let value = boxed as! Value
+            if !(areEqual?(state.value, value) ?? false) {
+                state.value = value
+                changes.value = true
+                probe?.valueDidChange()
+                for stream in state.streams.values { stream.yield(value) }
+            }
+        }
+        if state.loadError != nil || snapshot.error != nil {
+            state.loadError = snapshot.error
+            changes.loadError = true
+        }
     }
 
     /// Mutates the state under the lock, then tells observers about what changed, outside it so

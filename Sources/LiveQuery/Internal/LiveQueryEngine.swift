@@ -61,24 +61,25 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
     ) -> (record: LiveRecord, lease: LiveLease) {
         let (record, id, startWatch) = state.withLock { state -> (LiveRecord, Int, Bool) in
             let now = state.clock.now()
-            let id: Int
+            let entry: LiveQueryEntry
             var isNew = false
-            if let existing = state.idsByPath[path] {
-                id = existing
-                guard state.entries[id]!.record.valueType == Value.self else {
+            if let id = state.idsByPath[path] {
+                entry = state.entries[id]!
+                guard entry.record.valueType == Value.self else {
                     preconditionFailure("The query at \(path) holds another type of value than \(Value.self).")
                 }
             } else {
-                let record = LiveRecord(valueType: Value.self)
-                id = state.add(LiveQueryEntry(path: path, record: record, run: Self.run(fetch)))
+                entry = LiveQueryEntry(path: path, record: LiveRecord(valueType: Value.self), run: Self.run(fetch))
+                state.add(entry)
                 isNew = true
             }
-            state.entries[id]!.readerCount += 1
+            let id = entry.id
+            entry.readerCount += 1
             state.readerCount += 1
             state.eviction.use(id, now: now)
             // The index changes only with a new query or an eviction.
             if state.evict(now: now, keeping: id) || isNew { select(&state) }
-            return (state.entries[id]!.record, id, state.needsWatch && state.watch == nil)
+            return (entry.record, id, state.needsWatch && state.watch == nil)
         }
         if startWatch { startWatching() }
         return (record, LiveLease(owner: self, id: id))
@@ -113,12 +114,12 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
             let entry = state.entries[id]!
             if !fresh {
                 if entry.isInFlight {
-                    state.entries[id]!.joiners.append(completion)
+                    entry.joiners.append(completion)
                     return .wait
                 }
                 if !entry.record.isStale { return .done }
             }
-            state.entries[id]!.waiters.append(completion)
+            entry.waiters.append(completion)
             state.pend(id)
             return state.claimRound() ? .startRound : .wait
         }
@@ -131,9 +132,10 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
 
     func release(_ id: Int) {
         let watch = state.withLock { state -> (any Sendable)? in
-            state.entries[id]!.readerCount -= 1
+            let entry = state.entries[id]!
+            entry.readerCount -= 1
             // The query's idle time, which eviction reads, starts when its last reader leaves.
-            if state.entries[id]!.readerCount == 0 { state.entries[id]!.releasedAt = state.clock.now() }
+            if entry.readerCount == 0 { entry.releasedAt = state.clock.now() }
             state.readerCount -= 1
             guard state.readerCount == 0, let watch = state.watch else { return nil }
             state.watch = nil
@@ -232,9 +234,9 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
             for id in state.pendingIDs {
                 guard let entry = state.entries[id] else { continue }
                 batch.append(LiveQueryRoundEntry(id: id, record: entry.record, run: entry.run, waiters: entry.waiters))
-                state.entries[id]!.waiters = []
-                state.entries[id]!.isPending = false
-                state.entries[id]!.isInFlight = true
+                entry.waiters = []
+                entry.isPending = false
+                entry.isInFlight = true
                 entry.record.countFetch()
             }
             state.pendingIDs.removeAll(keepingCapacity: true)
@@ -255,7 +257,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
                 guard let current = state.entries[entry.id], current.region != result.region else { continue }
                 state.index.remove(entry.id, current.region)
                 state.index.insert(entry.id, result.region)
-                state.entries[entry.id]!.region = result.region
+                current.region = result.region
                 // A commit made during the read was matched against the old region.
                 if state.commitCount != commitCount { state.pend(entry.id) }
             }
@@ -273,8 +275,8 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
                 completions += entry.waiters.map { ($0, outcome) }
                 guard let current = state.entries[entry.id] else { continue }
                 completions += current.joiners.map { ($0, outcome) }
-                state.entries[entry.id]!.joiners = []
-                state.entries[entry.id]!.isInFlight = false
+                current.joiners = []
+                current.isInFlight = false
             }
             return completions
         }
@@ -353,8 +355,12 @@ struct LiveQueryRoundEntry {
     let waiters: [@Sendable (Result<Void, any Error>) -> Void]
 }
 
-/// One cached query, as the engine keeps it.
-struct LiveQueryEntry {
+/// One cached query, as the engine keeps it: a class, so that the engine updates it in place
+/// rather than copying it in and out of its dictionary. Only read and changed under the engine's
+/// lock.
+final class LiveQueryEntry {
+    /// Its key in the engine's state.
+    var id = 0
     let path: QueryPath
     /// Its value, error and staleness, which readers subscribe to.
     let record: LiveRecord
@@ -411,12 +417,12 @@ struct LiveQueryState {
         eviction = StoreEviction(policy: policy)
     }
 
-    mutating func add(_ entry: LiveQueryEntry) -> Int {
+    mutating func add(_ entry: LiveQueryEntry) {
         nextID += 1
+        entry.id = nextID
         entries[nextID] = entry
         idsByPath[entry.path] = nextID
         index.insert(nextID, entry.region)
-        return nextID
     }
 
     /// Evicts the records the policy lets go, but `kept`'s, and those in use: read, awaited,
@@ -452,7 +458,7 @@ struct LiveQueryState {
 
     mutating func pend(_ id: Int) {
         guard let entry = entries[id], !entry.isPending else { return }
-        entries[id]!.isPending = true
+        entry.isPending = true
         pendingIDs.append(id)
     }
 

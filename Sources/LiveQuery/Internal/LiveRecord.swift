@@ -50,17 +50,18 @@ package final class LiveRecord: Sendable {
     /// How many readers are subscribed.
     package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-    /// Calls `handler` with the current snapshot now, and with each new one, until
-    /// ``unsubscribe(_:)`` with the returned id. Snapshots may arrive out of order from different
-    /// threads: ``Snapshot/version`` orders them.
-    package func subscribe(_ handler: @escaping @Sendable (Snapshot) -> Void) -> UInt64 {
-        let (id, snapshot) = state.withLock { state in
+    /// Calls `handler` with each new snapshot, until ``unsubscribe(_:)`` with the returned id;
+    /// returns the current snapshot and staleness too, for the subscriber to take in itself, so
+    /// that it may subscribe under a lock of its own. Snapshots may arrive out of order from
+    /// different threads: ``Snapshot/version`` orders them.
+    package func subscribe(
+        _ handler: @escaping @Sendable (Snapshot) -> Void
+    ) -> (id: UInt64, snapshot: Snapshot, isStale: Bool) {
+        state.withLock { state in
             state.nextSubscriberID += 1
             state.subscribers[state.nextSubscriberID] = handler
-            return (state.nextSubscriberID, state.snapshot)
+            return (state.nextSubscriberID, state.snapshot, state.isStale)
         }
-        handler(snapshot)
-        return id
     }
 
     package func unsubscribe(_ id: UInt64) {
