@@ -305,6 +305,9 @@ public final class SharedReader<Value: Sendable>: Sendable {
     }
 
     /// Takes the record's snapshot, unless the reader has a newer one.
+    // Inlined into its callers' critical sections, which have the state's type metadata at hand:
+    // a generic function of its own looks it up again.
+    @inline(__always)
     private func take(_ snapshot: LiveRecord.Snapshot, into state: inout State, changes: inout Changes) {
         guard snapshot.version > state.version else { return }
         state.version = snapshot.version
