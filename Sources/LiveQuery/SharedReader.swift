@@ -1,6 +1,5 @@
 import Locking
 import Observation
-import QueryCache
 
 /// A value loaded from a database (SQLite, or PostgreSQL) that stays current as it changes.
 ///
@@ -20,24 +19,22 @@ import QueryCache
 /// needs no main thread. A failed fetch keeps the last good value and sets ``loadError``.
 @propertyWrapper
 public final class SharedReader<Value: Sendable>: Sendable {
-    private struct State {
+    struct State {
         var value: Value
         var isLoading = false
         var loadError: (any Error)?
         var key: SharedReaderKey<Value>?
         /// Bumped on every `load(_:)`, so that deliveries for a previous key are ignored.
         var generation: UInt64 = 0
-        /// The store's count of values at the last delivery: a sequence number, so an older
-        /// state never replaces a newer one.
-        var valueSequence = 0
-        var errorSequence = -1
-        var store: (any OpaqueQueryStore)?
-        var lease: (any LiveLease)?
-        var subscription: QuerySubscription?
+        /// The record's counts at the last delivery, so that an older snapshot never replaces
+        /// a newer one.
+        var valueCount = 0
+        var version = -1
+        var record: LiveRecord?
+        var subscription: UInt64?
+        var lease: LiveLease?
         var streams: [Int: AsyncStream<Value>.Continuation] = [:]
         var nextStreamID = 0
-        /// How many times the value changed; for tests.
-        var valueChangeCount = 0
     }
 
     private struct Changes {
@@ -46,7 +43,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
         var loadError = false
     }
 
-    private let state: Lock<State>
+    let state: Lock<State>
     private let registrar = ObservationRegistrar()
     /// The key paths Observation knows the properties by. A generic class's key paths are built
     /// at run time on every use, at a cost greater than the rest of a read, so each reader
@@ -55,6 +52,8 @@ public final class SharedReader<Value: Sendable>: Sendable {
     private let isLoadingPath: KeyPath<SharedReader, Bool> & Sendable = \.isLoading
     private let loadErrorPath: KeyPath<SharedReader, (any Error)?> & Sendable = \.loadError
     private let areEqual = equality(of: Value.self)
+    /// Hears of the reader's value changes; tests set it.
+    private let probe: SharedReaderProbe?
 
     // MARK: Creating readers
 
@@ -65,6 +64,7 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// ```
     public init(wrappedValue: Value, _ key: SharedReaderKey<Value>) {
         state = Lock(State(value: wrappedValue))
+        probe = nil
         guard let attached = try? attach(key), attached.isStale else { return }
         attached.lease.refresh(fresh: false) { [weak self] _ in self?.didRevalidate(attached) }
     }
@@ -95,6 +95,13 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// ```
     public init(value: Value) {
         state = Lock(State(value: value))
+        probe = nil
+    }
+
+    /// A reader with no query yet, whose value changes `probe` hears of.
+    package init(value: Value, probe: SharedReaderProbe?) {
+        state = Lock(State(value: value))
+        self.probe = probe
     }
 
     /// A reader that holds `key`'s value from the start: it waits for the value (cached, or
@@ -109,17 +116,16 @@ public final class SharedReader<Value: Sendable>: Sendable {
     public convenience init(loading key: SharedReaderKey<Value>) async throws {
         let attachment = try key.attach()
         try await attachment.lease.refresh(fresh: false).get()
-        guard let value = attachment.store.state.currentValue else {
-            throw attachment.store.state.error ?? LiveQueryError.noKey
-        }
+        let snapshot = attachment.record.snapshot
+        guard let value = snapshot.value.map({ $0 as! Value }) else { throw snapshot.error ?? LiveQueryError.noKey }
         self.init(wrappedValue: value, key)
         // Held until the reader holds a lease of its own, so the engine keeps the query between.
         withExtendedLifetime(attachment) {}
     }
 
     deinit {
-        let (streams, subscription) = state.withLock { ($0.streams.values, $0.subscription) }
-        subscription?.cancel()
+        let (streams, record, subscription) = state.withLock { ($0.streams.values, $0.record, $0.subscription) }
+        if let record, let subscription { record.unsubscribe(subscription) }
         for stream in streams { stream.finish() }
     }
 
@@ -190,10 +196,10 @@ public final class SharedReader<Value: Sendable>: Sendable {
     /// Fetches the current key again, waiting for a read that starts after this call.
     public func load() async throws {
         let current = state.withLock { state in
-            state.key.map { key in (key, state.lease, state.store, state.generation) }
+            state.key.map { key in (key, state.lease, state.record, state.generation) }
         }
-        guard let (key, lease, store, generation) = current else { throw LiveQueryError.noKey }
-        guard let lease, let store = store as? QueryStore<QueryState<Value?, Value>> else {
+        guard let (key, lease, record, generation) = current else { throw LiveQueryError.noKey }
+        guard let lease, let record else {
             // The last attempt found no database; one may have been set since.
             return try await load(key)
         }
@@ -202,73 +208,81 @@ public final class SharedReader<Value: Sendable>: Sendable {
             state.isLoading = true
             return true
         }
-        try await revalidate(Attached(lease: lease, store: store, generation: generation, isStale: true), fresh: true)
+        try await revalidate(Attached(lease: lease, record: record, generation: generation, isStale: true), fresh: true)
     }
 
     // MARK: Internals
 
     private struct Attached: Sendable {
-        let lease: any LiveLease
-        let store: QueryStore<QueryState<Value?, Value>>
+        let lease: LiveLease
+        let record: LiveRecord
         let generation: UInt64
         let isStale: Bool
     }
 
-    /// Points the reader at `key`'s store, synchronously, showing its cached value if any.
+    /// Points the reader at `key`'s record, synchronously, showing its cached value if any.
     private func attach(_ key: SharedReaderKey<Value>) throws -> Attached {
-        let attachment: LiveAttachment<Value>
+        let attachment: LiveAttachment
         do {
             attachment = try key.attach()
         } catch {
-            var dropped: (QuerySubscription?, (any LiveLease)?)
+            var dropped: Dropped?
             apply(Changes(isLoading: true, loadError: true)) { state in
                 state.generation += 1
                 state.key = key
-                dropped = (state.subscription, state.lease)
-                (state.subscription, state.lease, state.store) = (nil, nil, nil)
+                dropped = Dropped(record: state.record, subscription: state.subscription, lease: state.lease)
+                (state.subscription, state.lease, state.record) = (nil, nil, nil)
                 state.isLoading = false
                 state.loadError = error
                 return true
             }
-            dropped.0?.cancel()
+            dropped?.cancel()
             throw error
         }
-        let (store, lease) = (attachment.store, attachment.lease)
-        let isStale = store.isStale
-        var dropped: (QuerySubscription?, (any LiveLease)?)
-        var generation: UInt64 = 0
-        apply(Changes(isLoading: true)) { state in
+        let (record, lease) = (attachment.record, attachment.lease)
+        var dropped: Dropped?
+        var changes = Changes()
+        // One critical section, subscription included, so that switching back to a cached query
+        // takes the reader's lock once; a result that arrives meanwhile waits for the lock.
+        let (generation, isStale) = state.withLock { state -> (UInt64, Bool) in
             state.generation += 1
-            generation = state.generation
+            let generation = state.generation
             state.key = key
-            dropped = (state.subscription, state.lease)
-            (state.subscription, state.lease, state.store) = (nil, lease, store)
-            state.valueSequence = 0
-            state.errorSequence = -1
-            let changed = state.isLoading != isStale
+            dropped = Dropped(record: state.record, subscription: state.subscription, lease: state.lease)
+            let (subscription, snapshot, isStale) = record.subscribe { [weak self] snapshot in
+                self?.receive(snapshot, generation: generation)
+            }
+            (state.subscription, state.lease, state.record) = (subscription, lease, record)
+            state.valueCount = 0
+            state.version = -1
+            changes.isLoading = state.isLoading != isStale
             state.isLoading = isStale
-            return changed
+            take(snapshot, into: &state, changes: &changes)
+            return (generation, isStale)
         }
-        dropped.0?.cancel()
-        // Delivers the store's current state before returning: the cached value, if any.
-        let subscription = store.subscribe { [weak self, generation] queryState in
-            self?.receive(queryState, generation: generation)
+        dropped?.cancel()
+        notify(changes)
+        return Attached(lease: lease, record: record, generation: generation, isStale: isStale)
+    }
+
+    /// What the reader let go of when it switched keys: released outside its lock, since the
+    /// lease's release takes the engine's.
+    private struct Dropped {
+        let record: LiveRecord?
+        let subscription: UInt64?
+        let lease: LiveLease?
+
+        func cancel() {
+            if let record, let subscription { record.unsubscribe(subscription) }
         }
-        let current = state.withLock { state in
-            guard state.generation == generation else { return false }
-            state.subscription = subscription
-            return true
-        }
-        if !current { subscription.cancel() }
-        return Attached(lease: lease, store: store, generation: generation, isStale: isStale)
     }
 
     /// Waits for a fetch of the attached query: one that starts after this call if `fresh`.
     private func revalidate(_ attached: Attached, fresh: Bool) async throws {
         let outcome = await attached.lease.refresh(fresh: fresh)
-        // The store's subscribers may hear of the new value on another thread, after this
+        // The record's subscribers may hear of the new value on another thread, after this
         // resumes; taking it here means the value is in place when `load` returns.
-        receive(attached.store.state, generation: attached.generation)
+        receive(attached.record.snapshot, generation: attached.generation)
         didRevalidate(attached)
         try outcome.get()
     }
@@ -281,37 +295,37 @@ public final class SharedReader<Value: Sendable>: Sendable {
         }
     }
 
-    /// How many refetch rounds fetched the current key's query; for tests.
-    package var fetchCount: Int { state.withLock { $0.lease }?.fetchCount ?? 0 }
-
-    /// How many times the value changed; for tests.
-    var valueChangeCount: Int { state.withLock { $0.valueChangeCount } }
-
-    private func receive(_ queryState: QueryState<Value?, Value>, generation: UInt64) {
+    private func receive(_ snapshot: LiveRecord.Snapshot, generation: UInt64) {
         var changes = Changes()
-        apply(nil) { state in
-            guard state.generation == generation else { return false }
-            if queryState.valueUpdateCount > state.valueSequence, let value = queryState.currentValue {
-                state.valueSequence = queryState.valueUpdateCount
-                if !(areEqual?(state.value, value) ?? false) {
-                    state.value = value
-                    state.valueChangeCount += 1
-                    changes.value = true
-                    for stream in state.streams.values { stream.yield(value) }
-                }
-            }
-            if queryState.errorUpdateCount != state.errorSequence
-                || (queryState.error == nil) != (state.loadError == nil)
-            {
-                state.errorSequence = queryState.errorUpdateCount
-                if state.loadError != nil || queryState.error != nil {
-                    state.loadError = queryState.error
-                    changes.loadError = true
-                }
-            }
-            return changes.value || changes.loadError
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            take(snapshot, into: &state, changes: &changes)
         }
         notify(changes)
+    }
+
+    /// Takes the record's snapshot, unless the reader has a newer one.
+    // Inlined into its callers' critical sections, which have the state's type metadata at hand:
+    // a generic function of its own looks it up again.
+    @inline(__always)
+    private func take(_ snapshot: LiveRecord.Snapshot, into state: inout State, changes: inout Changes) {
+        guard snapshot.version > state.version else { return }
+        state.version = snapshot.version
+        if snapshot.valueCount > state.valueCount, let boxed = snapshot.value {
+            state.valueCount = snapshot.valueCount
+            // The engine checks that a query's record holds values of its key's type.
+            let value = boxed as! Value
+            if !(areEqual?(state.value, value) ?? false) {
+                state.value = value
+                changes.value = true
+                probe?.valueDidChange()
+                for stream in state.streams.values { stream.yield(value) }
+            }
+        }
+        if state.loadError != nil || snapshot.error != nil {
+            state.loadError = snapshot.error
+            changes.loadError = true
+        }
     }
 
     /// Mutates the state under the lock, then tells observers about what changed, outside it so

@@ -11,6 +11,10 @@
 /// used; whether a store is in use now, the owner says when asked (`status`). Finding the stores
 /// to evict costs in proportion to those evicted, except for the scan of idle stores, which runs
 /// at most once per sixteenth of the timeout.
+///
+/// The live-query engine's keys are `Int`s: its uses, on every reader's attach, call copies
+/// specialized for them (`@_specialize(exported:)`), since unspecialized code looks up the type
+/// metadata of its entries and nodes on every call, at a cost greater than the call's work.
 package struct StoreEviction<Key: Hashable> {
     private struct Entry {
         var lastUsedAt: Date
@@ -36,6 +40,7 @@ package struct StoreEviction<Key: Hashable> {
     package var count: Int { entries.count }
 
     /// Records a use of `key`'s store at `now`, adding the key if it is new.
+    @_specialize(exported:true,where Key == Int)
     package mutating func use(_ key: Key, now: Date) {
         if let entry = entries[key] {
             recency.touch(entry.node)
@@ -46,6 +51,7 @@ package struct StoreEviction<Key: Hashable> {
     }
 
     /// Forgets `key`.
+    @_specialize(exported:true,where Key == Int)
     package mutating func remove(_ key: Key) {
         guard let entry = entries.removeValue(forKey: key) else { return }
         recency.remove(entry.node)
@@ -60,6 +66,7 @@ package struct StoreEviction<Key: Hashable> {
     /// The keys whose stores go now, already forgotten: those idle for longer than the timeout
     /// (looked for only when some may be, unless `scan`), then the least recently used beyond the
     /// maximum count. `keeping` and stores in use stay; a store found in use counts as used now.
+    @_specialize(exported:true,where Key == Int)
     package mutating func evict(
         now: Date, keeping kept: Key?, scan: Bool = false, status: (Key) -> EvictionStatus
     ) -> [Key] {

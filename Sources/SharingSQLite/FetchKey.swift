@@ -95,11 +95,8 @@ extension SharedReaderKey {
     ) -> Self {
         SharedReaderKey(id: id, database: database) {
             guard let writer = database ?? DefaultDatabase.current else { throw SharingSQLiteError.noDatabase }
-            // The query is made only for a new store: a reader switching back to a cached query
-            // allocates nothing for it.
-            let (store, lease) = SQLiteLiveEngine.of(writer).attach(
-                id, query: LiveFetchQuery(path: id) { try await writer.read { db in try fetch(db).0 } }, fetch: fetch)
-            return LiveAttachment(store: store, lease: lease)
+            let (record, lease) = SQLiteLiveEngine.of(writer).attach(id, fetch: fetch)
+            return LiveAttachment(record: record, lease: lease)
         }
     }
 

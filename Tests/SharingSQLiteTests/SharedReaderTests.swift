@@ -97,7 +97,8 @@ import Testing
 
     @Test func rollbackNotifiesNoOne() async throws {
         let db = try makeItemsDatabase()
-        let reader = SharedReader<[Item]>(value: [])
+        let probe = SharedReaderProbe()
+        let reader = SharedReader<[Item]>(value: [], probe: probe)
         try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: db))
         struct Abort: Error {}
         await #expect(throws: Abort.self) {
@@ -116,13 +117,14 @@ import Testing
         try await db.write { db in try db.execute("INSERT INTO items(title) VALUES ('c')") }
         try await value(of: reader) { $0.count == 3 }
         #expect(reader.fetchCount == 2)
-        #expect(reader.valueChangeCount == 2)
+        #expect(probe.valueChangeCount == 2)
         #expect(!reader.wrappedValue.contains { $0.title == "never" || $0.title == "undone" })
     }
 
     @Test func sameResultDoesNotNotify() async throws {
         let db = try makeItemsDatabase()
-        let reader = SharedReader<[String]>(value: [])
+        let probe = SharedReaderProbe()
+        let reader = SharedReader<[String]>(value: [], probe: probe)
         let key = SharedReaderKey<[String]>.fetchAll(
             "SELECT title FROM items WHERE id < 100 ORDER BY id", database: db)
         try await reader.load(key)
@@ -141,7 +143,7 @@ import Testing
         try await db.write { db in try db.execute("INSERT INTO items(id, title) VALUES (3, 'c')") }
         try await value(of: reader) { $0 == ["a", "b", "c"] }
         #expect(reader.fetchCount == 3)
-        #expect(reader.valueChangeCount == 2)
+        #expect(probe.valueChangeCount == 2)
     }
 
     @Test func hundredReadersOfOneKeyRunOneQueryPerChange() async throws {

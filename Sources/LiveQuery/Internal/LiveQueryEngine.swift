@@ -11,8 +11,9 @@ import QueryCache
 /// Keeps the live values of one database current, whatever the database: its ``LiveQuerySource``
 /// reads and reports changes, the engine decides what to refetch.
 ///
-/// It owns the query cache: one record per query, holding the query's store (its value, for
-/// readers to subscribe to), what it read, its readers and its place in the refetch rounds; and
+/// It owns the query cache: one ``LiveRecord`` per query, holding its value, error and staleness
+/// (which readers subscribe to), beside what the query read, its readers and its place in the
+/// refetch rounds; and
 /// the eviction of the records nobody reads, by ``SharedReaderCache``'s policy. It hears of
 /// changes from its source, and refetches the queries whose read region a commit touched — only those with readers;
 /// the others are marked stale and refetch when used again. A change the source cannot describe
@@ -25,257 +26,101 @@ import QueryCache
 /// the engine.
 ///
 /// Refetches run in rounds on a serial queue of the engine's: a round takes every query marked
-/// since the previous one and fetches them all in one read of the source, then hands each store
+/// since the previous one and fetches them all in one read of the source, then hands each record
 /// its result. A burst of commits thus costs at most one round in flight and one queued, each
 /// query is read once per round, and since rounds run one after another on newer and newer
 /// snapshots, a newer value is never overtaken by an older one.
 ///
-/// Generic over its source, rather than holding an `any LiveQuerySource`: the records' fetches
-/// take the source's own connection type, and a round calls the source's `read` directly, with no
-/// existential to open or connection to box on the way to every fetch.
-package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
+/// Generic over its source, rather than holding an `any LiveQuerySource`, so that a round calls
+/// the source's `read` directly. Its state, records and leases are not generic: a reader that
+/// switches back to a cached query runs code that needs no type metadata of the source's.
+package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOwner {
     package typealias Outcome = Result<Void, any Error>
     package typealias Completion = @Sendable (Outcome) -> Void
 
     /// Where the engine reads, and hears of changes.
     package let source: Source
 
-    /// The result of one query in a round, to apply to its store once the read is over.
-    private struct Fetched: Sendable {
-        let apply: @Sendable () -> Void
-        let outcome: Outcome
-        let region: DatabaseRegion
-    }
-
-    /// One cached query.
-    private struct Record {
-        let store: any EvictableQueryStore
-        /// Runs the query on a connection of the source.
-        let run: @Sendable (Source.Connection) -> Fetched
-        /// Reports an error raised before the query could run.
-        let fail: @Sendable (any Error) -> Fetched
-        var region: DatabaseRegion = .everything
-        var readerCount = 0
-        /// Listed in `pendingIDs`, for the next round.
-        var isPending = false
-        /// Being fetched by the running round.
-        var isInFlight = false
-        /// Marked stale since its last fetch, so that later commits need not mark it again.
-        var isMarkedStale = false
-        /// Called when the next round that fetches the query has applied its result.
-        var waiters: [Completion] = []
-        /// Called when the running round that fetches the query has applied its result.
-        var joiners: [Completion] = []
-        /// How many rounds fetched the query; for tests.
-        var fetchCount = 0
-    }
-
-    private struct State {
-        var records: [Int: Record] = [:]
-        var idsByPath: [QueryPath: Int] = [:]
-        var nextID = 0
-        /// Which records the policy lets go, and when.
-        var eviction = StoreEviction<Int>(policy: SharedReaderCache.evictionPolicy)
-        /// What new stores start from; its clock drives eviction.
-        var context: QueryContext
-        var index = LiveQueryIndex()
-        /// What the next round fetches.
-        var pendingIDs: [Int] = []
-        /// A round is queued or running; it runs again while anything is pending.
-        var isRefreshing = false
-        /// Counts changes, so a round can tell whether one slipped in while it read.
-        var commitCount = 0
-        var readerCount = 0
-        var watch: Source.Watch?
-        /// False once the source said nothing can change elsewhere, so that attaching a reader
-        /// does not ask it again.
-        var needsWatch = true
-        /// Set when the database went away: every fetch fails with it from then on.
-        var failure: (any Error)?
-        /// What the source was last told to report.
-        var selection = TableSelection()
-
-        mutating func add(_ record: Record) -> Int {
-            nextID += 1
-            records[nextID] = record
-            idsByPath[record.store.path] = nextID
-            index.insert(nextID, record.region)
-            return nextID
-        }
-
-        /// Evicts the records the policy lets go, but `kept`'s, and those in use: read, awaited,
-        /// fetched, or subscribed to. Returns whether it evicted any.
-        @discardableResult
-        mutating func evict(now: Date, keeping kept: Int? = nil, scan: Bool = false) -> Bool {
-            let records = records
-            let evicted = eviction.evict(now: now, keeping: kept, scan: scan) { id in
-                let record = records[id]!
-                let status = record.store.evictionStatus
-                let isInUse =
-                    record.readerCount > 0 || !record.waiters.isEmpty || record.isPending || record.isInFlight
-                return EvictionStatus(isInUse: isInUse || status.isInUse, unsubscribedSince: status.unsubscribedSince)
-            }
-            for id in evicted {
-                guard let record = self.records.removeValue(forKey: id) else { continue }
-                idsByPath.removeValue(forKey: record.store.path)
-                index.remove(id, record.region)
-            }
-            return !evicted.isEmpty
-        }
-
-        /// Something `id` reads changed: fetch it in the next round if someone waits for it,
-        /// else add its store to `stale`.
-        mutating func changed(_ id: Int, stale: inout [any OpaqueQueryStore]) {
-            guard let record = records[id] else { return }
-            if record.readerCount > 0 || !record.waiters.isEmpty || record.isInFlight {
-                pend(id)
-            } else if !record.isMarkedStale {
-                records[id]!.isMarkedStale = true
-                stale.append(record.store)
-            }
-        }
-
-        mutating func pend(_ id: Int) {
-            guard let record = records[id], !record.isPending else { return }
-            records[id]!.isPending = true
-            pendingIDs.append(id)
-        }
-
-        /// Tells the source which changes to report, when the index changed that. The one call
-        /// out under the lock, so that the source hears selections in the order they were made;
-        /// the source only records them.
-        mutating func select(in source: Source) {
-            let tables = index.tables
-            guard tables != selection else { return }
-            source.select(tables)
-            selection = tables
-        }
-
-        /// True when the caller must start a round.
-        mutating func claimRound() -> Bool {
-            guard !isRefreshing, !pendingIDs.isEmpty else { return false }
-            isRefreshing = true
-            return true
-        }
-    }
-
-    private let state: Lock<State>
+    let state: Lock<LiveQueryState>
     private let refreshQueue = DispatchQueue(label: "LiveQuery.LiveQueryEngine.refresh")
 
     package init(source: Source) {
         self.source = source
-        var context = QueryContext()
-        // Stores are fed by the engine's rounds; they never fetch by themselves.
-        context.maxRetries = 0
-        context.queryFetchesOnSubscribe = false
-        state = Lock(State(context: context))
+        state = Lock(LiveQueryState(policy: SharedReaderCache.evictionPolicy))
         SharedReaderCache.register(self)
     }
 
     // MARK: Readers
 
-    /// A reader's hold on a query: while one is held, commits refetch the query, and its record
-    /// stays.
-    package final class Lease: LiveLease {
-        package let engine: LiveQueryEngine
-        fileprivate let id: Int
-
-        fileprivate init(engine: LiveQueryEngine, id: Int) {
-            self.engine = engine
-            self.id = id
-        }
-
-        deinit { engine.release(id) }
-
-        package func refresh(fresh: Bool, completion: @escaping Completion) {
-            engine.refresh(self, fresh: fresh, completion: completion)
-        }
-
-        package var fetchCount: Int { engine.state.withLock { $0.records[id]?.fetchCount ?? 0 } }
-    }
-
-    /// The store of the query at `path`, and a lease that keeps it refetching on commits.
+    /// The record of the query at `path`, and a lease that keeps it refetching on commits.
     ///
-    /// `query` makes the store when the cache has none (it only runs if something other than the
-    /// engine makes the store fetch); the engine's rounds run `fetch`, which also says what the
-    /// query read.
-    package func attach<Value: Sendable, Query: QueryRequest>(
+    /// The engine's rounds run `fetch`, which also says what the query read.
+    package func attach<Value: Sendable>(
         _ path: QueryPath,
-        query: @autoclosure () -> Query,
         fetch: @escaping @Sendable (Source.Connection) throws -> (Value, DatabaseRegion)
-    ) -> (store: QueryStore<QueryState<Value?, Value>>, lease: Lease) where Query.State == QueryState<Value?, Value> {
-        typealias Store = QueryStore<QueryState<Value?, Value>>
-        let (store, id, startWatch) = state.withLock { state -> (Store, Int, Bool) in
-            let now = state.context.queryClock.now()
-            let id: Int
-            let store: Store
+    ) -> (record: LiveRecord, lease: LiveLease) {
+        let (record, id, startWatch) = state.withLock { state -> (LiveRecord, Int, Bool) in
+            let now = state.clock.now()
+            let entry: LiveQueryEntry
             var isNew = false
-            if let existing = state.idsByPath[path] {
-                id = existing
-                guard let typed = state.records[id]!.store as? Store else {
+            if let id = state.idsByPath[path] {
+                entry = state.entries[id]!
+                guard entry.record.valueType == Value.self else {
                     preconditionFailure("The query at \(path) holds another type of value than \(Value.self).")
                 }
-                store = typed
             } else {
-                store = Store(
-                    query: query(), initialState: QueryState(initialValue: nil), initialContext: state.context)
-                id = state.add(Self.record(store: store, fetch: fetch))
+                entry = LiveQueryEntry(path: path, record: LiveRecord(valueType: Value.self), run: Self.run(fetch))
+                state.add(entry)
                 isNew = true
             }
-            state.records[id]!.readerCount += 1
+            let id = entry.id
+            entry.readerCount += 1
             state.readerCount += 1
             state.eviction.use(id, now: now)
             // The index changes only with a new query or an eviction.
-            if state.evict(now: now, keeping: id) || isNew { state.select(in: source) }
-            return (store, id, state.needsWatch && state.watch == nil)
+            if state.evict(now: now, keeping: id) || isNew { select(&state) }
+            return (entry.record, id, state.needsWatch && state.watch == nil)
         }
         if startWatch { startWatching() }
-        return (store, Lease(engine: self, id: id))
+        return (record, LiveLease(owner: self, id: id))
     }
 
-    private static func record<Value: Sendable>(
-        store: QueryStore<QueryState<Value?, Value>>,
-        fetch: @escaping @Sendable (Source.Connection) throws -> (Value, DatabaseRegion)
-    ) -> Record {
-        let fail: @Sendable (any Error) -> Fetched = { error in
-            // A failed statement reported nothing: watch everything, so that the commit that
-            // fixes the query (creating a missing table, say) brings the value in.
-            Fetched(apply: { store.setResult(.failure(error)) }, outcome: .failure(error), region: .everything)
+    /// The query's fetch, on a connection of the source, its value boxed for the record.
+    private static func run<Value: Sendable>(
+        _ fetch: @escaping @Sendable (Source.Connection) throws -> (Value, DatabaseRegion)
+    ) -> @Sendable (Any) -> LiveQueryFetched {
+        { connection in
+            do {
+                // Rounds pass the source's own connection.
+                let (value, region) = try fetch(connection as! Source.Connection)
+                return LiveQueryFetched(result: .success(value), region: region)
+            } catch {
+                return .failure(error)
+            }
         }
-        return Record(
-            store: store,
-            run: { connection in
-                do {
-                    let (value, region) = try fetch(connection)
-                    return Fetched(apply: { store.setResult(.success(value)) }, outcome: .success(()), region: region)
-                } catch {
-                    return fail(error)
-                }
-            },
-            fail: fail)
     }
 
     /// What `refresh` does once the state says how the lease's query gets fetched.
     private enum RefreshStep { case done, wait, startRound }
 
-    /// Fetches the lease's query, and calls `completion` once the store holds the result.
+    /// Fetches the lease's query, and calls `completion` once the record holds the result.
     ///
     /// With `fresh`, the fetch is one of the next round, which starts after this call and so sees
-    /// every commit made before. Otherwise a fetch already running is joined, and a store that is
+    /// every commit made before. Otherwise a fetch already running is joined, and a record that is
     /// not stale (readers attached together all saw it stale; the first fetch may have answered
     /// them all) completes at once.
-    func refresh(_ lease: Lease, fresh: Bool, completion: @escaping Completion) {
+    func refresh(_ id: Int, fresh: Bool, completion: @escaping Completion) {
         let next = state.withLock { state -> RefreshStep in
-            let record = state.records[lease.id]!
+            let entry = state.entries[id]!
             if !fresh {
-                if record.isInFlight {
-                    state.records[lease.id]!.joiners.append(completion)
+                if entry.isInFlight {
+                    entry.joiners.append(completion)
                     return .wait
                 }
-                if !record.store.isStale { return .done }
+                if !entry.record.isStale { return .done }
             }
-            state.records[lease.id]!.waiters.append(completion)
-            state.pend(lease.id)
+            entry.waiters.append(completion)
+            state.pend(id)
             return state.claimRound() ? .startRound : .wait
         }
         switch next {
@@ -285,22 +130,19 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         }
     }
 
-    private func release(_ id: Int) {
-        let watch = state.withLock { state -> Source.Watch? in
-            // The store's idle time starts when the reader's subscription ends (its
-            // `unsubscribedSince`), which eviction reads.
-            state.records[id]!.readerCount -= 1
+    func release(_ id: Int) {
+        let watch = state.withLock { state -> (any Sendable)? in
+            let entry = state.entries[id]!
+            entry.readerCount -= 1
+            // The query's idle time, which eviction reads, starts when its last reader leaves.
+            if entry.readerCount == 0 { entry.releasedAt = state.clock.now() }
             state.readerCount -= 1
             guard state.readerCount == 0, let watch = state.watch else { return nil }
             state.watch = nil
             return watch
         }
-        if let watch { source.stopWatching(watch) }
-    }
-
-    /// How many rounds fetched the query at `path`; for tests.
-    func fetchCount(for path: QueryPath) -> Int {
-        state.withLock { state in state.idsByPath[path].flatMap { state.records[$0]?.fetchCount } ?? 0 }
+        // Only `startWatching` stores a watch, one of the source's.
+        if let watch { source.stopWatching(watch as! Source.Watch) }
     }
 
     /// The eviction policy of the engine's cache: ``SharedReaderCache``'s, unless a test changes it.
@@ -309,25 +151,18 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         set { state.withLock { $0.eviction.policy = newValue } }
     }
 
-    /// The clock that eviction reads; for tests.
-    var queryClock: QueryClock {
-        get { state.withLock { $0.context.queryClock } }
-        set { state.withLock { $0.context.queryClock = newValue } }
+    /// How many queries the engine keeps, each with its record.
+    package var recordCount: Int { state.withLock { $0.entries.count } }
+
+    /// Tells the source which changes to report, when the index changed that. The one call out
+    /// under the lock, so that the source hears selections in the order they were made; the
+    /// source only records them.
+    func select(_ state: inout LiveQueryState) {
+        let tables = state.index.tables
+        guard tables != state.selection else { return }
+        source.select(tables)
+        state.selection = tables
     }
-
-    /// Evicts, now, the queries that the policy lets go.
-    func evictExpired() {
-        state.withLock { state in
-            state.evict(now: state.context.queryClock.now(), scan: true)
-            state.select(in: source)
-        }
-    }
-
-    /// How many queries the engine keeps, each with its store.
-    package var recordCount: Int { state.withLock { $0.records.count } }
-
-    /// How many queries the index lists; for tests.
-    var indexedQueryCount: Int { state.withLock { $0.index.count } }
 
     // MARK: Changes
 
@@ -335,21 +170,19 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     /// writer's, for SQLite) right after the commit: it only marks and schedules, so the commit
     /// never waits for a refetch.
     package func didCommit(_ changes: DatabaseChanges) {
-        let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
+        let start = state.withLock { state -> Bool in
             state.commitCount &+= 1
-            var stale: [any OpaqueQueryStore] = []
             for table in changes.changedTables {
                 guard let ids = state.index.readersOfTable[table] else { continue }
                 if state.index.scopesOfTable[table] != nil, let rows = changes.rowChanges(in: table) {
-                    for id in state.index.affected(by: rows, in: table) { state.changed(id, stale: &stale) }
+                    for id in state.index.affected(by: rows, in: table) { state.changed(id) }
                 } else {
-                    for id in ids { state.changed(id, stale: &stale) }
+                    for id in ids { state.changed(id) }
                 }
             }
-            for id in state.index.readersOfEverything { state.changed(id, stale: &stale) }
-            return (state.claimRound(), stale)
+            for id in state.index.readersOfEverything { state.changed(id) }
+            return state.claimRound()
         }
-        for store in stale { store.invalidate(refetch: false) }
         if start { scheduleRound() }
     }
 
@@ -357,14 +190,12 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     /// query may have changed. With `failure`, the database itself went away (its file deleted or
     /// replaced): every fetch fails with it from now on.
     package func didChangeElsewhere(failure: (any Error)? = nil) {
-        let (start, stale) = state.withLock { state -> (Bool, [any OpaqueQueryStore]) in
+        let start = state.withLock { state -> Bool in
             state.commitCount &+= 1
             if let failure { state.failure = failure }
-            var stale: [any OpaqueQueryStore] = []
-            for id in Array(state.records.keys) { state.changed(id, stale: &stale) }
-            return (state.claimRound(), stale)
+            for id in Array(state.entries.keys) { state.changed(id) }
+            return state.claimRound()
         }
-        for store in stale { store.invalidate(refetch: false) }
         if start { scheduleRound() }
     }
 
@@ -374,48 +205,39 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
         refreshQueue.async { self.runRounds() }
     }
 
-    /// One query of a round: what to run, and who waits for its result.
-    private struct RoundEntry {
-        let id: Int
-        let run: @Sendable (Source.Connection) -> Fetched
-        let fail: @Sendable (any Error) -> Fetched
-        let waiters: [Completion]
-    }
-
     /// Runs rounds until nothing is pending. Only one runs at a time (`isRefreshing`).
     private func runRounds() {
         source.prepareRounds()
         while let (batch, commitCount, failure) = takeRound() {
-            let results: [Fetched]
+            let results: [LiveQueryFetched]
             if let failure {
-                results = batch.map { $0.fail(failure) }
+                results = batch.map { _ in .failure(failure) }
             } else {
                 do {
                     results = try source.read { connection in batch.map { $0.run(connection) } }
                 } catch {
-                    results = batch.map { $0.fail(error) }
+                    results = batch.map { _ in .failure(error) }
                 }
             }
             index(results, of: batch, readSince: commitCount)
-            for result in results { result.apply() }
-            let completions = finish(batch, results)
-            for (completion, outcome) in completions { completion(outcome) }
+            for (entry, result) in zip(batch, results) { entry.record.apply(result.result) }
+            for (completion, outcome) in finish(batch, results) { completion(outcome) }
         }
     }
 
     /// Takes every pending query for a round, with the commit count it starts at and the
     /// database's failure if any; nil, ending the rounds, when nothing is pending.
-    private func takeRound() -> (batch: [RoundEntry], commitCount: Int, failure: (any Error)?)? {
+    private func takeRound() -> (batch: [LiveQueryRoundEntry], commitCount: Int, failure: (any Error)?)? {
         state.withLock { state in
-            var batch: [RoundEntry] = []
+            var batch: [LiveQueryRoundEntry] = []
             batch.reserveCapacity(state.pendingIDs.count)
             for id in state.pendingIDs {
-                guard let record = state.records[id] else { continue }
-                batch.append(RoundEntry(id: id, run: record.run, fail: record.fail, waiters: record.waiters))
-                state.records[id]!.waiters = []
-                state.records[id]!.isPending = false
-                state.records[id]!.isInFlight = true
-                state.records[id]!.fetchCount += 1
+                guard let entry = state.entries[id] else { continue }
+                batch.append(LiveQueryRoundEntry(id: id, record: entry.record, run: entry.run, waiters: entry.waiters))
+                entry.waiters = []
+                entry.isPending = false
+                entry.isInFlight = true
+                entry.record.countFetch()
             }
             state.pendingIDs.removeAll(keepingCapacity: true)
             guard !batch.isEmpty else {
@@ -429,32 +251,32 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
     /// Indexes what each query of the round read, before its value is published: a reader that
     /// sees the value may commit next, and that commit must be matched against the new region,
     /// not refetch a query whose region is still unknown.
-    private func index(_ results: [Fetched], of batch: [RoundEntry], readSince commitCount: Int) {
+    private func index(_ results: [LiveQueryFetched], of batch: [LiveQueryRoundEntry], readSince commitCount: Int) {
         state.withLock { state in
             for (entry, result) in zip(batch, results) {
-                guard let record = state.records[entry.id], record.region != result.region else { continue }
-                state.index.remove(entry.id, record.region)
+                guard let current = state.entries[entry.id], current.region != result.region else { continue }
+                state.index.remove(entry.id, current.region)
                 state.index.insert(entry.id, result.region)
-                state.records[entry.id]!.region = result.region
+                current.region = result.region
                 // A commit made during the read was matched against the old region.
                 if state.commitCount != commitCount { state.pend(entry.id) }
             }
-            state.select(in: source)
+            select(&state)
         }
     }
 
     /// Ends the round's fetches, once their results are applied: returns who to tell of each
     /// outcome (the round's waiters, and those who joined the fetch meanwhile).
-    private func finish(_ batch: [RoundEntry], _ results: [Fetched]) -> [(Completion, Outcome)] {
+    private func finish(_ batch: [LiveQueryRoundEntry], _ results: [LiveQueryFetched]) -> [(Completion, Outcome)] {
         state.withLock { state in
             var completions: [(Completion, Outcome)] = []
             for (entry, result) in zip(batch, results) {
-                completions += entry.waiters.map { ($0, result.outcome) }
-                guard let record = state.records[entry.id] else { continue }
-                completions += record.joiners.map { ($0, result.outcome) }
-                state.records[entry.id]!.joiners = []
-                state.records[entry.id]!.isInFlight = false
-                if case .success = result.outcome { state.records[entry.id]!.isMarkedStale = false }
+                let outcome = result.outcome
+                completions += entry.waiters.map { ($0, outcome) }
+                guard let current = state.entries[entry.id] else { continue }
+                completions += current.joiners.map { ($0, outcome) }
+                current.joiners = []
+                current.isInFlight = false
             }
             return completions
         }
@@ -473,5 +295,177 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache {
             return nil
         }
         if let extra { source.stopWatching(extra) }
+    }
+}
+
+/// A reader's hold on a query of a live-query engine, whatever its source: while one is held,
+/// commits refetch the query, and its record stays.
+package final class LiveLease: Sendable {
+    private let owner: any LeaseOwner
+    private let id: Int
+
+    fileprivate init(owner: any LeaseOwner, id: Int) {
+        self.owner = owner
+        self.id = id
+    }
+
+    deinit { owner.release(id) }
+
+    /// Fetches the query, and calls `completion` once its record holds the result: with `fresh`,
+    /// in a read that starts after this call; otherwise joining a fetch under way, or at once
+    /// when the record is not stale.
+    package func refresh(fresh: Bool, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        owner.refresh(id, fresh: fresh, completion: completion)
+    }
+
+    /// ``refresh(fresh:completion:)``, awaited.
+    func refresh(fresh: Bool) async -> Result<Void, any Error> {
+        await withCheckedContinuation { continuation in
+            refresh(fresh: fresh) { continuation.resume(returning: $0) }
+        }
+    }
+}
+
+/// The engine, as its leases see it: an existential, so that a lease is one type whatever the
+/// engine's source.
+protocol LeaseOwner: AnyObject, Sendable {
+    func release(_ id: Int)
+    func refresh(_ id: Int, fresh: Bool, completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
+}
+
+/// The result of one query in a round, to apply to its record once the read is over.
+struct LiveQueryFetched: Sendable {
+    let result: Result<any Sendable, any Error>
+    let region: DatabaseRegion
+
+    /// A failed statement reported nothing: the query watches everything, so that the commit that
+    /// fixes it (creating a missing table, say) brings the value in.
+    static func failure(_ error: any Error) -> LiveQueryFetched {
+        LiveQueryFetched(result: .failure(error), region: .everything)
+    }
+
+    var outcome: Result<Void, any Error> { result.map { _ in () } }
+}
+
+/// One query of a round: what to run, and who waits for its result.
+struct LiveQueryRoundEntry {
+    let id: Int
+    let record: LiveRecord
+    let run: @Sendable (Any) -> LiveQueryFetched
+    let waiters: [@Sendable (Result<Void, any Error>) -> Void]
+}
+
+/// One cached query, as the engine keeps it: a class, so that the engine updates it in place
+/// rather than copying it in and out of its dictionary. Only read and changed under the engine's
+/// lock.
+final class LiveQueryEntry {
+    /// Its key in the engine's state.
+    var id = 0
+    let path: QueryPath
+    /// Its value, error and staleness, which readers subscribe to.
+    let record: LiveRecord
+    /// Runs the query on a connection of the engine's source.
+    let run: @Sendable (Any) -> LiveQueryFetched
+    var region: DatabaseRegion = .everything
+    var readerCount = 0
+    /// When the last reader left, for eviction.
+    var releasedAt: Date?
+    /// Listed in `pendingIDs`, for the next round.
+    var isPending = false
+    /// Being fetched by the running round.
+    var isInFlight = false
+    /// Called when the next round that fetches the query has applied its result.
+    var waiters: [@Sendable (Result<Void, any Error>) -> Void] = []
+    /// Called when the running round that fetches the query has applied its result.
+    var joiners: [@Sendable (Result<Void, any Error>) -> Void] = []
+
+    init(path: QueryPath, record: LiveRecord, run: @escaping @Sendable (Any) -> LiveQueryFetched) {
+        self.path = path
+        self.record = record
+        self.run = run
+    }
+}
+
+/// An engine's state, the same type whatever its source.
+struct LiveQueryState {
+    var entries: [Int: LiveQueryEntry] = [:]
+    var idsByPath: [QueryPath: Int] = [:]
+    var nextID = 0
+    /// Which records the policy lets go, and when.
+    var eviction: StoreEviction<Int>
+    /// The clock eviction reads.
+    var clock: any QueryClock = SystemTimeQueryClock()
+    var index = LiveQueryIndex()
+    /// What the next round fetches.
+    var pendingIDs: [Int] = []
+    /// A round is queued or running; it runs again while anything is pending.
+    var isRefreshing = false
+    /// Counts changes, so a round can tell whether one slipped in while it read.
+    var commitCount = 0
+    var readerCount = 0
+    /// The source's watch, while anyone reads.
+    var watch: (any Sendable)?
+    /// False once the source said nothing can change elsewhere, so that attaching a reader
+    /// does not ask it again.
+    var needsWatch = true
+    /// Set when the database went away: every fetch fails with it from then on.
+    var failure: (any Error)?
+    /// What the source was last told to report.
+    var selection = TableSelection()
+
+    init(policy: QueryEvictionPolicy) {
+        eviction = StoreEviction(policy: policy)
+    }
+
+    mutating func add(_ entry: LiveQueryEntry) {
+        nextID += 1
+        entry.id = nextID
+        entries[nextID] = entry
+        idsByPath[entry.path] = nextID
+        index.insert(nextID, entry.region)
+    }
+
+    /// Evicts the records the policy lets go, but `kept`'s, and those in use: read, awaited,
+    /// fetched, or subscribed to. Returns whether it evicted any.
+    @discardableResult
+    mutating func evict(now: Date, keeping kept: Int? = nil, scan: Bool = false) -> Bool {
+        let entries = entries
+        let evicted = eviction.evict(now: now, keeping: kept, scan: scan) { id in
+            let entry = entries[id]!
+            let isInUse =
+                entry.readerCount > 0 || !entry.waiters.isEmpty || entry.isPending || entry.isInFlight
+                || entry.record.subscriberCount > 0
+            return EvictionStatus(isInUse: isInUse, unsubscribedSince: entry.releasedAt)
+        }
+        for id in evicted {
+            guard let entry = self.entries.removeValue(forKey: id) else { continue }
+            idsByPath.removeValue(forKey: entry.path)
+            index.remove(id, entry.region)
+        }
+        return !evicted.isEmpty
+    }
+
+    /// Something `id` reads changed: fetch it in the next round if someone waits for it, else
+    /// mark its record stale, to fetch when it is used again.
+    mutating func changed(_ id: Int) {
+        guard let entry = entries[id] else { return }
+        if entry.readerCount > 0 || !entry.waiters.isEmpty || entry.isInFlight {
+            pend(id)
+        } else {
+            entry.record.markStale()
+        }
+    }
+
+    mutating func pend(_ id: Int) {
+        guard let entry = entries[id], !entry.isPending else { return }
+        entry.isPending = true
+        pendingIDs.append(id)
+    }
+
+    /// True when the caller must start a round.
+    mutating func claimRound() -> Bool {
+        guard !isRefreshing, !pendingIDs.isEmpty else { return false }
+        isRefreshing = true
+        return true
     }
 }

@@ -94,9 +94,8 @@ extension SharedReaderKey {
         _ fetch: @escaping @Sendable (PostgreSQLReadConnection) throws -> (Value, DatabaseRegion)
     ) -> Self {
         SharedReaderKey(id: id, database: database) {
-            let (store, lease) = database.liveEngine.attach(
-                id, query: LiveFetchQuery(path: id) { try await database.read { try fetch($0).0 } }, fetch: fetch)
-            return LiveAttachment(store: store, lease: lease)
+            let (record, lease) = database.liveEngine.attach(id, fetch: fetch)
+            return LiveAttachment(record: record, lease: lease)
         }
     }
 }
