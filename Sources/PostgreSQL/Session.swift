@@ -1,6 +1,8 @@
 import Locking
 import PostgresNIO
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 /// Statements on one connection: what ``PostgreSQLDatabase`` and ``PostgreSQLTransaction``
 /// share. Public only to the module's own ``PostgreSQLExecutor`` requirement, whose methods run
