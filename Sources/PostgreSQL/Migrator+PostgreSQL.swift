@@ -1,3 +1,4 @@
+import Locking
 import SQLRecords
 
 /// Applies schema migrations to a PostgreSQL database: the same SQL migrations, `.sql` folders,
@@ -27,7 +28,8 @@ extension DatabaseMigrator where Target == PostgreSQLDatabase {
     /// The transaction locks `schema_migrations`, so that two processes migrating at once apply
     /// each migration once. Throws `MigrationError` when a migration fails, when an applied
     /// one's SQL has changed (`.checksumMismatch`), and when one runs `BEGIN`, `COMMIT` or
-    /// `ROLLBACK` (`.transactionControl`).
+    /// `ROLLBACK` (`.transactionControl`), in its SQL or through the transaction its Swift code
+    /// gets, which refuses them before they run.
     public func migrate(_ db: PostgreSQLDatabase) async throws {
         try await db.execute(Self.createTableSQL)
         for migration in try pending(applied: await appliedMigrations(db)) {
@@ -64,7 +66,7 @@ extension DatabaseMigrator where Target == PostgreSQLDatabase {
                     return
                 }
                 for statement in statements { try await tx.execute(statement) }
-                if let body = migration.body { try await body(tx) }
+                if let body = migration.body { try await run(body, of: migration, in: tx) }
                 let record = try Self.recording(migration, dialect: .postgreSQL)
                 try await tx.execute(record.sql, record.arguments)
             }
@@ -75,6 +77,23 @@ extension DatabaseMigrator where Target == PostgreSQLDatabase {
         }
     }
 
+    /// Runs a migration's Swift code, refusing the statements that would end the transaction it
+    /// runs in: they would commit part of it, or record it as applied when it was rolled back.
+    private func run(
+        _ body: PostgreSQLDatabase.MigrationBody, of migration: Migration, in tx: PostgreSQLTransaction
+    ) async throws {
+        let refusal = Lock<MigrationError?>(nil)
+        var guarded = tx.session
+        guarded.migration = (migration.identifier, migration.file, refusal)
+        do {
+            try await body(PostgreSQLTransaction(session: guarded))
+        } catch {
+            // A refused statement is the cause, even when the migration caught its error.
+            throw refusal.withLock { $0 } ?? error
+        }
+        if let refused = refusal.withLock({ $0 }) { throw refused }
+    }
+
     /// Oldest first. PostgreSQL has no rowid to keep the insertion order: the times, then the
     /// identifiers (numbered files sort in order), stand for it.
     private static var selectAppliedSQL: String {
@@ -83,7 +102,7 @@ extension DatabaseMigrator where Target == PostgreSQLDatabase {
 
     /// `BEGIN`, `START TRANSACTION`, `COMMIT`, `END`, `ROLLBACK` (not `ROLLBACK TO`), `ABORT`:
     /// statements that would end the migration's transaction, committing part of it.
-    private static func endsTransaction(_ statement: String) -> Bool {
+    static func endsTransaction(_ statement: String) -> Bool {
         let words = statement.split(whereSeparator: { $0.isWhitespace }).prefix(2).map { $0.uppercased() }
         switch words.first {
         case "BEGIN", "COMMIT", "END", "ABORT": return true

@@ -129,6 +129,28 @@ struct MigrationTests {
         }
     }
 
+    @Test func aSwiftMigrationMayNotEndItsTransaction() async throws {
+        var migrator = PostgreSQLMigrator()
+        try migrator.registerMigration("0001_commit") { tx in
+            try await tx.execute("CREATE TABLE lists(id BIGINT)")
+            // Caught, as a careless migration might: the refusal still fails the migration.
+            _ = try? await tx.execute("COMMIT")
+            try await tx.execute("CREATE TABLE items(id BIGINT)")
+        }
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
+            guard case .transactionControl(let sql) = error?.reason else {
+                Issue.record("expected transactionControl, got \(String(describing: error))")
+                return
+            }
+            #expect(sql == "COMMIT")
+            #expect(try await migrator.appliedMigrations(db).isEmpty)
+            let missing = try await db.fetchOne(
+                "SELECT to_regclass('lists') IS NULL AND to_regclass('items') IS NULL AS missing")
+            #expect(missing?.value(named: "missing") == .integer(1))
+        }
+    }
+
     @Test func aMigrationMayNotEndItsTransaction() async throws {
         var migrator = PostgreSQLMigrator()
         try migrator.registerMigration("0001_commit", sql: "CREATE TABLE lists(id BIGINT); COMMIT;")
