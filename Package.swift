@@ -56,7 +56,11 @@ let package = Package(
         // The query builder: requests that render for SQLite and PostgreSQL into a reusable buffer.
         .target(name: "QueryBuilder", dependencies: ["SQLCore"]),
         .testTarget(name: "QueryBuilderTests", dependencies: ["QueryBuilder", "SQLCore"]),
-        .target(name: "SQLite", dependencies: ["CSQLite", "SQLCore", "QueryBuilder", "Locking"]),
+        // Records and migrations on any database: `PersistableRecord` and its layouts, constraint
+        // violations, and the migrator's registrations, `.sql` folders and record table.
+        .target(name: "SQLRecords", dependencies: ["SQLCore", "QueryBuilder", "Locking"]),
+        .testTarget(name: "SQLRecordsTests", dependencies: ["SQLRecords", "SQLCore"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SQLCore", "QueryBuilder", "SQLRecords", "Locking"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking"]),
         // Generic layers with no SQLite in them.
         .target(name: "QueryCache", dependencies: ["Locking"]),
@@ -84,7 +88,7 @@ let package = Package(
         .target(
             name: "PostgreSQL",
             dependencies: [
-                "SQLite", "LiveQuery", "QueryCache", "Locking",
+                "SQLRecords", "SQLCore", "QueryBuilder", "LiveQuery", "QueryCache", "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),

@@ -1,4 +1,6 @@
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 extension PostgreSQLDatabase {
     /// The channel on which the triggers of ``changeNotificationSQL(on:)`` notify, with the

@@ -1,5 +1,7 @@
 import PostgresNIO
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 extension PostgreSQLError {
     /// `error`, from PostgresNIO, as this module's error: a ``PostgreSQLError``, or a

@@ -1,5 +1,7 @@
 import PostgresNIO
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 /// One argument, sent as text with no type (OID 0), so that the server gives it the type its
 /// place in the statement calls for: `1` binds to an integer, a boolean or a numeric column

@@ -1,4 +1,6 @@
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 // Record writes on PostgreSQL: the same types, layouts and keys as on SQLite, the same errors
 // (`ConstraintViolation`, `RecordNotFound`), each write one statement.

@@ -1,5 +1,7 @@
 import PostgresNIO
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 /// A PostgreSQL database: statements with `$1, $2…` arguments, rows as the SQLite module's
 /// `Row`s, transactions, and the same migrations as SQLite.

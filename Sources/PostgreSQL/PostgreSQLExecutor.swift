@@ -1,4 +1,6 @@
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 /// Runs SQL on PostgreSQL: a ``PostgreSQLDatabase``, or a ``PostgreSQLTransaction`` inside one.
 ///

@@ -1,4 +1,6 @@
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 // The query builder's requests on PostgreSQL: the same request values as on SQLite, rendered in
 // PostgreSQL's dialect, with the same results (see `SQLDialect.postgreSQL` for what differs in

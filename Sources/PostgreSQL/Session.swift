@@ -1,6 +1,8 @@
 import Locking
 import PostgresNIO
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 /// Statements on one connection: what ``PostgreSQLDatabase`` and ``PostgreSQLTransaction``
 /// share. Public only to the module's own ``PostgreSQLExecutor`` requirement, whose methods run
@@ -9,6 +11,10 @@ import SQLite
     let connection: PostgresConnection
     /// Where the server is, for error messages.
     let server: String
+    /// Set while a migration's Swift code runs on this session: the migration, whose transaction
+    /// the code may not end, for it would commit part of the migration, and the statement
+    /// refused, kept even when the code catches its error.
+    var migration: (identifier: String, file: String?, refusal: Lock<MigrationError?>)? = nil
 
     /// PostgresNIO logs each query at debug level; this module reports through its errors.
     static let logger: Logger = {
@@ -70,6 +76,12 @@ import SQLite
     private func start(
         _ sql: String, _ arguments: [DatabaseValue]
     ) throws -> (EventLoopFuture<PostgresQueryMetadata>, Lock<(names: [String]?, rows: [Row])>) {
+        if let migration, PostgreSQLMigrator.endsTransaction(sql) {
+            let refusal = MigrationError(
+                identifier: migration.identifier, file: migration.file, reason: .transactionControl(sql: sql))
+            migration.refusal.withLock { first in first = first ?? refusal }
+            throw refusal
+        }
         // PostgresNIO leaves a query on a closed connection waiting forever.
         if connection.isClosed {
             throw PostgreSQLError(

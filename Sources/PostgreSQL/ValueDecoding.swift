@@ -1,5 +1,7 @@
 import PostgresNIO
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 extension DatabaseValue {
     /// The value of a result cell, mapped by its PostgreSQL type onto the values SQLite has:

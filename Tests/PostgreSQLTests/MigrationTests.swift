@@ -18,8 +18,8 @@ struct MigrationTests {
             try sql.write(toFile: path + "/" + name, atomically: true, encoding: .utf8)
         }
 
-        func migrator() throws -> Migrator {
-            var migrator = Migrator()
+        func migrator() throws -> PostgreSQLMigrator {
+            var migrator = PostgreSQLMigrator()
             try migrator.registerMigrations(inDirectory: path)
             return migrator
         }
@@ -99,23 +99,60 @@ struct MigrationTests {
         }
     }
 
-    @Test func aSwiftMigrationIsRefusedBeforeAnythingRuns() async throws {
-        var migrator = Migrator()
-        try migrator.registerMigration("0001_lists", sql: "CREATE TABLE lists(id BIGINT PRIMARY KEY)")
-        try migrator.registerMigration("0002_code") { db in try db.execute("CREATE TABLE items(id INTEGER)") }
+    @Test func aSwiftMigrationRunsInItsOwnTransaction() async throws {
+        struct Refused: Error {}
+        var migrator = PostgreSQLMigrator()
+        try migrator.registerMigration("0001_lists", sql: "CREATE TABLE lists(id BIGINT PRIMARY KEY, name TEXT)")
+        try migrator.registerMigration("0002_seed") { tx in
+            try await tx.execute("INSERT INTO lists(id, name) VALUES ($1, $2)", [.integer(1), .text("Inbox")])
+            // The migration sees its own writes: it runs inside the transaction.
+            let count = try await tx.fetchOne("SELECT count(*) AS n FROM lists")?.value(named: "n")
+            #expect(count == .integer(1))
+        }
+        try migrator.registerMigration("0003_half") { tx in
+            try await tx.execute("CREATE TABLE items(id BIGINT)")
+            throw Refused()
+        }
         try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
             let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
-            guard case .requiresSQLite = error?.reason else {
-                Issue.record("expected requiresSQLite, got \(String(describing: error))")
+            #expect(error?.identifier == "0003_half")
+            guard case .failed(let cause) = error?.reason else {
+                Issue.record("expected failed, got \(String(describing: error))")
                 return
             }
-            #expect(error?.identifier == "0002_code")
+            #expect(cause is Refused)
+            #expect(try await migrator.appliedMigrations(db).map(\.identifier) == ["0001_lists", "0002_seed"])
+            #expect(try await db.fetchAll("SELECT name FROM lists").map { $0.value(named: "name") } == [.text("Inbox")])
+            let items = try await db.fetchOne("SELECT to_regclass('items') IS NULL AS missing")
+            #expect(items?.value(named: "missing") == .integer(1))
+            #expect(try await migrator.status(db).map(\.state.isPending) == [false, false, true])
+        }
+    }
+
+    @Test func aSwiftMigrationMayNotEndItsTransaction() async throws {
+        var migrator = PostgreSQLMigrator()
+        try migrator.registerMigration("0001_commit") { tx in
+            try await tx.execute("CREATE TABLE lists(id BIGINT)")
+            // Caught, as a careless migration might: the refusal still fails the migration.
+            _ = try? await tx.execute("COMMIT")
+            try await tx.execute("CREATE TABLE items(id BIGINT)")
+        }
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
+            guard case .transactionControl(let sql) = error?.reason else {
+                Issue.record("expected transactionControl, got \(String(describing: error))")
+                return
+            }
+            #expect(sql == "COMMIT")
             #expect(try await migrator.appliedMigrations(db).isEmpty)
+            let missing = try await db.fetchOne(
+                "SELECT to_regclass('lists') IS NULL AND to_regclass('items') IS NULL AS missing")
+            #expect(missing?.value(named: "missing") == .integer(1))
         }
     }
 
     @Test func aMigrationMayNotEndItsTransaction() async throws {
-        var migrator = Migrator()
+        var migrator = PostgreSQLMigrator()
         try migrator.registerMigration("0001_commit", sql: "CREATE TABLE lists(id BIGINT); COMMIT;")
         try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
             let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
@@ -128,4 +165,8 @@ struct MigrationTests {
                     == .integer(1))
         }
     }
+}
+
+extension MigrationStatus.State {
+    fileprivate var isPending: Bool { self == .pending }
 }

@@ -2,8 +2,10 @@ import Dispatch
 import LiveQuery
 import Locking
 import PostgresNIO
+import QueryBuilder
 import QueryCache
-import SQLite
+import SQLCore
+import SQLRecords
 
 /// The engine that keeps the live values of a PostgreSQL database current.
 typealias PostgreSQLLiveEngine = LiveQueryEngine<PostgreSQLLiveSource>

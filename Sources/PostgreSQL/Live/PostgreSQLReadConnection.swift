@@ -1,5 +1,7 @@
 import Locking
-import SQLite
+import QueryBuilder
+import SQLCore
+import SQLRecords
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

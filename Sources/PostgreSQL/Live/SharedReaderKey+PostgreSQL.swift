@@ -1,7 +1,9 @@
 import Dispatch
 import LiveQuery
+import QueryBuilder
 import QueryCache
-import SQLite
+import SQLCore
+import SQLRecords
 
 // Live values read from PostgreSQL: the same `SharedReader`s as on SQLite, kept current by the
 // notifications of `installChangeNotifications(on:)`'s triggers, whichever instance of the

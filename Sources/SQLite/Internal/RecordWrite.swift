@@ -10,7 +10,7 @@ struct RecordWrite {
     let values: [DatabaseValue]?
 
     /// Steps the statement to the end and returns how many rows it changed, with the rows of a
-    /// `RETURNING` clause handed to `row`. A constraint failure becomes a ``ConstraintViolation``;
+    /// `RETURNING` clause handed to `row`. A constraint failure becomes a `ConstraintViolation`;
     /// SQLite has then undone the statement.
     func run(_ db: Database, row: ((BorrowedRow) throws -> Void)? = nil) throws -> Int {
         guard let row else { return try statement.runWrite(db, layout: layout) }
@@ -33,7 +33,7 @@ struct RecordWrite {
 
 extension Statement {
     /// Steps a record write without RETURNING to its end and returns how many rows it changed. A
-    /// constraint failure becomes a ``ConstraintViolation``; SQLite has then undone the statement.
+    /// constraint failure becomes a `ConstraintViolation`; SQLite has then undone the statement.
     @usableFromInline
     func runWrite(_ db: Database, layout: RecordLayout) throws -> Int {
         defer { reset() }
@@ -81,25 +81,6 @@ extension PersistableRecord {
             }
         }
         return RecordWrite(statement: statement, layout: layout, sql: sql, values: values)
-    }
-
-    /// The record's values in the order of its layout's columns.
-    func encodedValues() throws -> (layout: RecordLayout, values: [DatabaseValue]) {
-        try encodedValues(RecordPlan.of(Self.self))
-    }
-
-    private func encodedValues(_ plan: RecordPlan) throws -> (layout: RecordLayout, values: [DatabaseValue]) {
-        if let layout = plan.declared {
-            var columns = ColumnEncoder(collecting: layout.columns, learning: false)
-            try encode(to: &columns)
-            try columns.finish(plan, sql: nil)
-            return (layout, columns.collector!.values)
-        }
-        var columns = ColumnEncoder(collecting: plan.expectedColumns, learning: true)
-        try encode(to: &columns)
-        if let failure = columns.conversionFailure { throw failure }
-        let collector = columns.collector!
-        return (try plan.layout(learnedFrom: collector), collector.values)
     }
 
     /// The error for an update that found no row: the record's key, in its table.

@@ -13,7 +13,7 @@ extension PersistableRecord {
     /// let createdAt: Date = try row["created_at"]      // the column's DEFAULT
     /// ```
     ///
-    /// Like ``insert(_:)``, it hands a new rowid key to ``didInsert(rowID:)``.
+    /// Like ``insert(_:)``, it hands a new rowid key to `didInsert(rowID:)`.
     @discardableResult
     public mutating func insert(_ db: Database, returning selection: any SQLExpressible...) throws -> Row {
         try insert(db, returning: selection)
@@ -27,7 +27,7 @@ extension PersistableRecord {
     }
 
     /// Updates the record's row, like ``update(_:)``, and returns `selection` evaluated on the
-    /// updated row. Throws ``RecordNotFound`` when no row has the record's key.
+    /// updated row. Throws `RecordNotFound` when no row has the record's key.
     @discardableResult
     public func update(_ db: Database, returning selection: any SQLExpressible...) throws -> Row {
         try update(db, returning: selection)
@@ -118,7 +118,7 @@ extension PersistableRecord where Self: FetchableRow {
         try writeAndFetch(db, .upsert) { try $0.fetchOne(db) }
     }
 
-    /// Updates the record's row and returns it as stored. Throws ``RecordNotFound`` when no row
+    /// Updates the record's row and returns it as stored. Throws `RecordNotFound` when no row
     /// has the record's key.
     public func updateAndFetch(_ db: Database) throws -> Self {
         try writeAndFetch(db, .update) { try $0.fetchOne(db) }

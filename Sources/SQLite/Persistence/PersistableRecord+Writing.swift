@@ -2,7 +2,7 @@
 // each returns how many rows it changed.
 
 extension PersistableRecord {
-    /// Inserts the record. When the key is a rowid alias, ``didInsert(rowID:)`` then receives the
+    /// Inserts the record. When the key is a rowid alias, `didInsert(rowID:)` then receives the
     /// key SQLite stored, so a record inserted with a nil id gets its id.
     ///
     /// ```swift
@@ -11,7 +11,7 @@ extension PersistableRecord {
     /// print(item.id!)          // 1
     /// ```
     ///
-    /// Throws ``ConstraintViolation`` when the row breaks a constraint (a duplicate key, a NULL
+    /// Throws `ConstraintViolation` when the row breaks a constraint (a duplicate key, a NULL
     /// in a NOT NULL column…); the table is then unchanged.
     @inlinable
     @discardableResult
@@ -52,8 +52,8 @@ extension PersistableRecord {
 
     /// Updates every column of the record's row but the key. Returns 1.
     ///
-    /// Throws ``RecordNotFound`` when no row has the record's key (it was deleted, or never
-    /// inserted), and ``ConstraintViolation`` when the new values break a constraint.
+    /// Throws `RecordNotFound` when no row has the record's key (it was deleted, or never
+    /// inserted), and `ConstraintViolation` when the new values break a constraint.
     @discardableResult
     public func update(_ db: Database) throws -> Int {
         let write = try bindWrite(db, .update)
@@ -69,7 +69,7 @@ extension PersistableRecord {
     /// try item.update(db, columns: [Column("done")])
     /// ```
     ///
-    /// Throws `SchemaError` when a column is not one of the record's, and ``RecordNotFound``
+    /// Throws `SchemaError` when a column is not one of the record's, and `RecordNotFound`
     /// when no row has the record's key.
     @discardableResult
     public func update(_ db: Database, columns: [Column]) throws -> Int {
@@ -90,7 +90,7 @@ extension PersistableRecord {
     /// ```
     ///
     /// The row is found by `previous`'s key, so changing the key moves the row. Throws
-    /// ``RecordNotFound`` when no row has that key.
+    /// `RecordNotFound` when no row has that key.
     @discardableResult
     public func updateChanges(_ db: Database, from previous: Self) throws -> Int {
         let (layout, values) = try encodedValues()
@@ -130,10 +130,10 @@ extension PersistableRecord {
 
     /// Inserts the record, or updates the row that has its key:
     /// `INSERT … ON CONFLICT (key) DO UPDATE SET …`, one statement. A record inserted with a nil
-    /// rowid key gets its id through ``didInsert(rowID:)``. Returns 1.
+    /// rowid key gets its id through `didInsert(rowID:)`. Returns 1.
     ///
     /// Only a conflict on the primary key turns into an update; other constraints still throw
-    /// ``ConstraintViolation``.
+    /// `ConstraintViolation`.
     @discardableResult
     public mutating func upsert(_ db: Database) throws -> Int {
         let lastRowID = db.lastInsertedRowID

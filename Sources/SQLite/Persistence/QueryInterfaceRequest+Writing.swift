@@ -10,7 +10,7 @@ extension QueryInterfaceRequest {
     ///
     /// The filter chooses the rows. With a limit, the rows are the ones the request would fetch,
     /// in its order: `DELETE … WHERE rowid IN (SELECT rowid … ORDER BY … LIMIT …)`; without a
-    /// limit the order does not matter and is left out. Throws ``ConstraintViolation`` when a
+    /// limit the order does not matter and is left out. Throws `ConstraintViolation` when a
     /// foreign key forbids the delete; nothing is deleted then.
     @discardableResult
     public func deleteAll(_ db: Database) throws -> Int {
@@ -28,7 +28,7 @@ extension QueryInterfaceRequest {
     /// ```
     ///
     /// Rows are chosen as ``deleteAll(_:)`` chooses them. Returns 0 without running anything when
-    /// there is nothing to set. Throws ``ConstraintViolation`` when a new value breaks a
+    /// there is nothing to set. Throws `ConstraintViolation` when a new value breaks a
     /// constraint; no row is updated then.
     @discardableResult
     public func updateAll(_ db: Database, _ assignments: ColumnAssignment...) throws -> Int {

@@ -9,7 +9,7 @@ import Testing
 struct PostgreSQLArticleTests {
     @Test func landingPage() async throws {
         let configuration = try await TestServer.makeConfiguration()
-        var migrator = Migrator()
+        var migrator = PostgreSQLMigrator()
         try migrator.registerMigration(
             "0001_items",
             sql: "CREATE TABLE items(id BIGSERIAL PRIMARY KEY, title TEXT NOT NULL, done BOOLEAN NOT NULL)")

@@ -94,7 +94,9 @@ import Testing
         let modules = Set(Self.articles.map(\.module))
         #expect(
             modules == [
-                "LiveHTTP", "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore", "SQLite",
+                "LiveHTTP", "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore",
+                "SQLRecords",
+                "SQLite",
                 "SharingSQLite",
             ])
     }

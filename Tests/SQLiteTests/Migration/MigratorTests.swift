@@ -106,31 +106,6 @@ struct MigratorTests {
                 == 0)
     }
 
-    @Test("badly named migration files are an error that says how to name them")
-    func badNames() throws {
-        let folder = try TemporaryDirectory()
-        try "SELECT 1;".write(toFile: folder.file("create.sql"), atomically: true, encoding: .utf8)
-        var migrator = Migrator()
-        let error = #expect(throws: MigrationError.self) { try migrator.registerMigrations(inDirectory: folder.path) }
-        #expect(error?.description.contains("NNNN_name.sql") == true)
-        let missing = #expect(throws: MigrationError.self) {
-            try migrator.registerMigrations(inDirectory: folder.file("nope"))
-        }
-        #expect(missing?.description.contains("cannot list the folder") == true)
-        #expect(missing?.description.contains("No such file or directory") == true)
-    }
-
-    @Test("a folder that is a file says so, rather than a generic error number")
-    func folderIsAFile() throws {
-        let folder = try TemporaryDirectory()
-        try "SELECT 1;".write(toFile: folder.file("0001_one.sql"), atomically: true, encoding: .utf8)
-        var migrator = Migrator()
-        let error = #expect(throws: MigrationError.self) {
-            try migrator.registerMigrations(inDirectory: folder.file("0001_one.sql"))
-        }
-        #expect(error?.description.contains("cannot list the folder: Not a directory") == true)
-    }
-
     @Test("the demo migrations build the demo database with at least 10,000 items")
     func demoDatabase() throws {
         let folder = try TemporaryDirectory()

@@ -1,3 +1,6 @@
+import QueryBuilder
+import SQLCore
+
 /// A record write rendered for a source other than SQLite, with its arguments in order.
 package struct RenderedRecordWrite: Sendable {
     package let sql: String

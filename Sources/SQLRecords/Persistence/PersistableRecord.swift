@@ -1,3 +1,6 @@
+import QueryBuilder
+import SQLCore
+
 /// A record that is written to a table: inserted, updated, upserted, saved and deleted.
 ///
 /// `Encodable` records need nothing more than a table name; their coding keys name the columns:

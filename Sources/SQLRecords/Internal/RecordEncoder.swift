@@ -1,3 +1,5 @@
+import QueryBuilder
+import SQLCore
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,6 @@
+import QueryBuilder
+import SQLCore
+
 /// The columns that find a record's row again: its table's primary key.
 ///
 /// ```swift

@@ -1,3 +1,6 @@
+import QueryBuilder
+import SQLCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -12,9 +15,22 @@
     import Darwin
 #endif
 
-/// Applies schema migrations in order, once each, and records what it applied.
+/// A database that migrations written in Swift can run on: it names what such a migration's
+/// code is handed.
 ///
-/// Register migrations in code, or load a folder of numbered `.sql` files:
+/// SQLite's `Database` hands a migration the connection, inside the migration's transaction;
+/// PostgreSQL's database hands it the migration's transaction.
+public protocol MigratableDatabase {
+    /// The code of a migration written in Swift, on this database.
+    associatedtype MigrationBody: Sendable
+}
+
+/// Applies schema migrations in order, once each, and records what it applied, on the database
+/// `Target`.
+///
+/// The drivers name their own: SQLite's `Migrator` and PostgreSQL's `PostgreSQLMigrator`. Both
+/// register SQL text, folders of numbered `.sql` files, and migrations in Swift that take the
+/// database they run on:
 ///
 /// ```swift
 /// var migrator = Migrator()
@@ -25,12 +41,12 @@
 /// try migrator.migrate(queue)
 /// ```
 ///
-/// Each migration runs in its own IMMEDIATE transaction, with foreign keys checked before it
-/// commits: a failing migration leaves no trace, and the ones before it stay applied. So a
-/// migration may not run `BEGIN`, `COMMIT`, `END` or `ROLLBACK` (savepoints are fine). Applied
-/// migrations are recorded in the `schema_migrations` table with their identifier, checksum and
-/// time. An applied `.sql` migration whose file has changed since is an error, never skipped.
-public struct Migrator: Sendable {
+/// Each migration runs in a transaction of its own: a failing migration leaves no trace, and
+/// the ones before it stay applied. So a migration may not run `BEGIN`, `COMMIT`, `END` or
+/// `ROLLBACK` (savepoints are fine). Applied migrations are recorded in the `schema_migrations`
+/// table with their identifier, checksum and time. An applied `.sql` migration whose file has
+/// changed since is an error, never skipped.
+public struct DatabaseMigrator<Target: MigratableDatabase>: Sendable {
     /// One registered migration.
     public struct Migration: Sendable {
         /// Its unique identifier; for files, the file name without `.sql`.
@@ -39,14 +55,14 @@ public struct Migrator: Sendable {
         public let file: String?
         /// A checksum of the SQL, for file migrations; code cannot be checksummed.
         public let checksum: String?
-        /// The SQL text, for migrations registered as SQL: what other databases run, having no
-        /// SQLite ``Database`` to hand to a Swift body.
+        /// The SQL text, for migrations registered as SQL; nil for code.
         package let sql: String?
-        let body: @Sendable (Database) throws -> Void
+        /// The code, for migrations written in Swift; nil for SQL.
+        package let body: Target.MigrationBody?
     }
 
-    /// The table that records applied migrations.
-    public static let tableName = "schema_migrations"
+    /// The table that records applied migrations: `schema_migrations`.
+    public static var tableName: String { "schema_migrations" }
 
     /// The migrations, in the order they apply.
     public private(set) var migrations: [Migration] = []
@@ -54,12 +70,10 @@ public struct Migrator: Sendable {
     /// A migrator with no migrations registered.
     public init() {}
 
-    /// Registers a migration written in Swift.
+    /// Registers a migration written in Swift, which gets the database it runs on.
     ///
     /// Throws ``MigrationError`` when the identifier is registered already.
-    public mutating func registerMigration(
-        _ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void
-    ) throws {
+    public mutating func registerMigration(_ identifier: String, _ body: Target.MigrationBody) throws {
         try checkUnregistered(identifier, file: nil)
         migrations.append(Migration(identifier: identifier, file: nil, checksum: nil, sql: nil, body: body))
     }
@@ -73,9 +87,7 @@ public struct Migrator: Sendable {
     }
 
     private static func sqlMigration(_ identifier: String, sql: String, file: String?) -> Migration {
-        Migration(identifier: identifier, file: file, checksum: checksum(sql), sql: sql) { db in
-            try db.executeScript(sql)
-        }
+        Migration(identifier: identifier, file: file, checksum: checksum(sql), sql: sql, body: nil)
     }
 
     private func checkUnregistered(_ identifier: String, file: String?) throws {
@@ -134,33 +146,9 @@ public struct Migrator: Sendable {
         return String(describing: error)
     }
 
-    /// Applies every pending migration, in order.
-    ///
-    /// Throws ``MigrationError`` naming the migration (and file) that failed, or whose applied
-    /// file has changed; nothing of a failed migration remains.
-    public func migrate(_ writer: some DatabaseWriter) throws {
-        try writer.writeWithoutTransaction { db in
-            try db.execute(Self.createTableSQL)
-            let applied = try Self.applied(db)
-            try verifyChecksums(applied)
-            let appliedIDs = Set(applied.map(\.identifier))
-            for migration in migrations where !appliedIDs.contains(migration.identifier) {
-                try apply(migration, in: db)
-            }
-        }
-    }
-
-    /// The migrations recorded as applied, in the order they were applied.
-    public func appliedMigrations(_ reader: some DatabaseReader) throws -> [AppliedMigration] {
-        try reader.read { db in
-            try Self.tableExists(db) ? Self.applied(db) : []
-        }
-    }
-
-    /// Every known migration with its state: applied, pending, changed since applied, or
-    /// applied but no longer registered.
-    public func status(_ reader: some DatabaseReader) throws -> [MigrationStatus] {
-        let applied = try appliedMigrations(reader)
+    /// Every known migration with its state, given the migrations recorded as `applied`:
+    /// applied, pending, changed since applied, or applied but no longer registered.
+    package func status(applied: [AppliedMigration]) -> [MigrationStatus] {
         let byID = Dictionary(applied.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         var result = migrations.map { migration -> MigrationStatus in
             guard let record = byID[migration.identifier] else {
@@ -181,9 +169,12 @@ public struct Migrator: Sendable {
         return result
     }
 
-    /// True when some registered migration is not applied yet.
-    public func hasPendingMigrations(_ reader: some DatabaseReader) throws -> Bool {
-        try status(reader).contains { $0.state == .pending }
+    /// The registered migrations that `applied` does not hold, in order, once the checksums of
+    /// the applied ones are verified.
+    package func pending(applied: [AppliedMigration]) throws -> [Migration] {
+        try verifyChecksums(applied)
+        let appliedIDs = Set(applied.map(\.identifier))
+        return migrations.filter { !appliedIDs.contains($0.identifier) }
     }
 
     // MARK: Applying
@@ -199,67 +190,9 @@ public struct Migrator: Sendable {
         }
     }
 
-    private func apply(_ migration: Migration, in db: Database) throws {
-        // Foreign keys are switched off while a migration runs, so that it can rebuild tables
-        // (SQLite cannot change this setting inside a transaction); the check below then
-        // verifies the result before anything commits.
-        let foreignKeys = try db.fetchOne(Bool.self, "PRAGMA foreign_keys") ?? false
-        if foreignKeys { try db.execute("PRAGMA foreign_keys = OFF") }
-        defer { if foreignKeys { try? db.execute("PRAGMA foreign_keys = ON") } }
-        do {
-            try db.transaction(.immediate) { db in
-                try run(migration, in: db)
-                let violations = try db.fetchAll("PRAGMA foreign_key_check")
-                if !violations.isEmpty {
-                    let described = violations.prefix(5).map { row in
-                        "\(row.value(named: "table") ?? .null) rowid \(row.value(named: "rowid") ?? .null) → \(row.value(named: "parent") ?? .null)"
-                    }
-                    throw MigrationError(
-                        identifier: migration.identifier, file: migration.file,
-                        reason: .foreignKeyViolations(count: violations.count, examples: described))
-                }
-                let record = try Self.recording(migration, dialect: .sqlite)
-                try db.execute(record.sql, record.arguments)
-            }
-        } catch let error as MigrationError {
-            throw error
-        } catch {
-            throw MigrationError(identifier: migration.identifier, file: migration.file, reason: .failed(error))
-        }
-    }
-
-    /// Runs the body of `migration`, refusing the statements that would end the transaction it
-    /// runs in: they would commit part of it, or record it as applied when it was rolled back.
-    private func run(_ migration: Migration, in db: Database) throws {
-        db.writeGuard.migration = (migration.identifier, migration.file)
-        defer { db.writeGuard.migration = nil }
-        do {
-            try migration.body(db)
-        } catch {
-            // A refused statement is the cause, even when the migration caught its error.
-            throw db.writeGuard.refusal ?? error
-        }
-        if let refusal = db.writeGuard.refusal { throw refusal }
-        // SQLite rolls back by itself after some errors (a full disk, say): a migration that
-        // caught one and went on has lost its work.
-        guard db.isInTransaction else {
-            throw MigrationError(identifier: migration.identifier, file: migration.file, reason: .transactionLost)
-        }
-    }
+    // MARK: The table of applied migrations, on every database
 
     package static var quotedTable: String { "\"\(tableName)\"" }
-
-    private static func tableExists(_ db: Database) throws -> Bool {
-        try db.fetchOne(Int.self, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(tableName)])
-            != nil
-    }
-
-    private static func applied(_ db: Database) throws -> [AppliedMigration] {
-        try db.fetchAll("SELECT identifier, checksum, applied_at FROM \(quotedTable) ORDER BY rowid").map(
-            appliedMigration)
-    }
-
-    // MARK: The table of applied migrations, on every database
 
     /// Creates the table of applied migrations unless it exists.
     package static var createTableSQL: String {
@@ -296,7 +229,7 @@ public struct Migrator: Sendable {
     }
 
     /// FNV-1a, 64 bits, in hex: enough to notice an edited file, with no dependency.
-    static func checksum(_ text: String) -> String {
+    package static func checksum(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -348,7 +281,7 @@ public struct MigrationStatus: Sendable, Hashable {
 public struct MigrationError: Error, CustomStringConvertible {
     /// What went wrong.
     public enum Reason: Sendable {
-        /// The migration's SQL or code threw; the underlying error is usually a ``SQLiteError``.
+        /// The migration's SQL or code threw; the underlying error is the database's.
         case failed(any Error)
         /// The applied file has changed since it was applied.
         case checksumMismatch(recorded: String, current: String)
@@ -363,9 +296,6 @@ public struct MigrationError: Error, CustomStringConvertible {
         /// The migration's transaction was rolled back by SQLite after an error the migration
         /// caught; the migration was not recorded.
         case transactionLost
-        /// The migration is Swift code over an SQLite ``Database``, which a database other than
-        /// SQLite cannot run: register it as SQL instead.
-        case requiresSQLite
     }
 
     /// The migration, when one is concerned.
@@ -409,10 +339,6 @@ public struct MigrationError: Error, CustomStringConvertible {
             text +=
                 " failed: SQLite rolled back its transaction after an error that the migration caught, so it was "
                 + "not recorded as applied"
-        case .requiresSQLite:
-            text +=
-                " is written in Swift against an SQLite Database, so it cannot run on another database; "
-                + "register it as SQL (registerMigration(_:sql:) or a numbered .sql file)"
         }
         return text
     }

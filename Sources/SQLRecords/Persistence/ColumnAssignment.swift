@@ -1,3 +1,6 @@
+import QueryBuilder
+import SQLCore
+
 /// `column = value` in an `UPDATE`: what `QueryInterfaceRequest.updateAll(_:_:)` sets.
 ///
 /// ```swift

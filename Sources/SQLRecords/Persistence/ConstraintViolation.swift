@@ -1,4 +1,5 @@
-import CSQLite
+import QueryBuilder
+import SQLCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -19,10 +20,9 @@ import CSQLite
 /// }
 /// ```
 ///
-/// Record writes and `deleteAll` / `updateAll` throw it in place of the ``SQLiteError`` that
-/// SQLite reported, which stays available as ``underlying``. Other databases throw it too (the
-/// PostgreSQL module, for one), so that code catching violations runs on either; ``underlying``
-/// then holds that database's error.
+/// Record writes and `deleteAll` / `updateAll` throw it in place of the error the database
+/// reported (SQLite's `SQLiteError`, PostgreSQL's `PostgreSQLError`), which stays available as
+/// ``underlying``: code catching violations runs on either database.
 public struct ConstraintViolation: Error, Hashable, Sendable {
     /// The kind of constraint.
     public enum Kind: String, Hashable, Sendable {
@@ -57,14 +57,13 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
     public var message: String
     /// The SQL that failed.
     public var sql: String?
-    /// The error the database reported, with its codes: a ``SQLiteError`` on SQLite, the
-    /// PostgreSQL module's error on PostgreSQL. Any error rather than ``SQLiteError``, so that one
-    /// type serves every database; cast it for the codes. Equality and hashing leave it out: the
+    /// The error the database reported, with its codes: a `SQLiteError` on SQLite, a
+    /// `PostgreSQLError` on PostgreSQL. Any error, so that one type serves every database; cast
+    /// it for the codes. Equality and hashing leave it out: the
     /// other properties are what the database said.
     public var underlying: any Error & Sendable
 
-    /// A violation reported by some database other than SQLite, which builds its own from its
-    /// error's fields.
+    /// A violation a driver builds from its error's fields.
     package init(
         kind: Kind, table: String, columns: [String], constraint: String?, message: String, sql: String?,
         underlying: any Error & Sendable
@@ -78,55 +77,9 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
         self.underlying = underlying
     }
 
-    /// The violation that `error` reports, or nil when it is not a constraint failure.
-    /// `table` is the table the statement writes.
-    public init?(_ error: SQLiteError, table: String) {
-        guard error.code == SQLITE_CONSTRAINT else { return nil }
-        underlying = error
-        message = error.message
-        sql = error.sql
-        self.table = table
-        columns = []
-        // Extended codes from sqlite3.h (SQLITE_CONSTRAINT_*), spelled out because Swift does not
-        // import macros built from other macros.
-        switch error.extendedCode {
-        case 2067: kind = .unique
-        case 1555, 2579: kind = .primaryKey
-        case 1299: kind = .notNull
-        case 275: kind = .check
-        case 787: kind = .foreignKey
-        case 3091: kind = .datatype
-        case 1811: kind = .trigger
-        default: kind = .other
-        }
-        let message = error.message
-        switch kind {
-        case .unique, .primaryKey, .notNull:
-            // "UNIQUE constraint failed: items.list_id, items.title"
-            if let colon = message.utf8Range(of: "failed: ") {
-                let names = message[colon.upperBound...].split(separator: ",").map {
-                    String($0.drop(while: { $0 == " " }))
-                }
-                setColumns(names, knownTable: table)
-            }
-        case .datatype:
-            // "cannot store TEXT value in INTEGER column items.priority"
-            if let column = message.utf8Range(of: " column ", backwards: true) {
-                setColumns([String(message[column.upperBound...])], knownTable: table)
-            }
-        case .check:
-            // "CHECK constraint failed: price > 0", or the constraint's name.
-            if let colon = message.utf8Range(of: "failed: ") { constraint = String(message[colon.upperBound...]) }
-        case .trigger:
-            constraint = message
-        case .foreignKey, .other:
-            break
-        }
-    }
-
     /// Splits `table.column` names; a name that starts with the written table's name and a dot
     /// belongs to that table even when the table's name holds dots itself.
-    private mutating func setColumns(_ qualified: [String], knownTable: String) {
+    package mutating func setColumns(_ qualified: [String], knownTable: String) {
         var tables: [String] = []
         for name in qualified {
             if name.hasPrefix(knownTable + ".") {
@@ -140,12 +93,6 @@ public struct ConstraintViolation: Error, Hashable, Sendable {
             }
         }
         if let first = tables.first { table = first }
-    }
-
-    /// `error` as a ``ConstraintViolation`` when it is one, else unchanged.
-    static func mapping(_ error: any Error, table: String) -> any Error {
-        guard let error = error as? SQLiteError else { return error }
-        return ConstraintViolation(error, table: table) ?? error
     }
 }
 

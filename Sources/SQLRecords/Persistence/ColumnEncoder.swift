@@ -1,4 +1,5 @@
-import CSQLite
+import QueryBuilder
+import SQLCore
 
 /// Where a ``PersistableRecord`` writes its column values, one per column of its
 /// ``PersistableRecord/databaseColumns``, in order.
@@ -19,7 +20,9 @@ public struct ColumnEncoder {
     // plain values; what collecting needs lives in `collector`, nil while binding.
 
     /// The statement the values are bound to; nil while collecting them.
-    @usableFromInline let handle: OpaquePointer?
+    @usableFromInline package let handle: OpaquePointer?
+    /// How the driver binds to `handle`.
+    @usableFromInline let binder: ParameterBinder
     /// Column position → parameter index (1-based; 0 for a column the statement does not use).
     /// Empty when column `i` binds parameter `i + 1`.
     @usableFromInline let parameters: [Int32]
@@ -27,8 +30,8 @@ public struct ColumnEncoder {
     @usableFromInline let columnCount: Int
     /// How many values were written so far.
     @usableFromInline var position = 0
-    /// The first binding that SQLite refused.
-    @usableFromInline var bindFailure = SQLITE_OK
+    /// The driver's code for the first binding it refused; 0 while none was.
+    @usableFromInline package var bindFailure: Int32 = 0
     /// The first value with no stored form (a `Date` past year 9999), thrown when the record
     /// finishes: `encode` does not throw, so that records written before stay source-compatible.
     @usableFromInline var conversionFailure: ValueConversionError?
@@ -38,10 +41,12 @@ public struct ColumnEncoder {
     /// The values, while collecting.
     @usableFromInline let collector: ValueCollector?
 
-    /// Binds each column value to `statement`, as `sql` numbers its parameters.
+    /// Binds each column value to the prepared statement `handle` through `binder`, as `sql`
+    /// numbers its parameters.
     @inlinable
-    init(binding statement: Statement, sql: WriteSQL, layout: RecordLayout) {
-        handle = statement.handle
+    package init(binding handle: OpaquePointer, binder: ParameterBinder, sql: WriteSQL, layout: RecordLayout) {
+        self.handle = handle
+        self.binder = binder
         parameters = sql.parameters
         columnCount = layout.columnCount
         self.layout = layout
@@ -52,6 +57,7 @@ public struct ColumnEncoder {
     /// keys, expected to be `columns` as learned from earlier records.
     init(collecting columns: [String], learning: Bool) {
         handle = nil
+        binder = .none
         parameters = []
         columnCount = columns.count
         layout = nil
@@ -65,7 +71,7 @@ public struct ColumnEncoder {
     public mutating func encode(_ value: Int64) {
         guard let handle else { return append(.integer(value)) }
         let index = nextParameter()
-        if index != 0 { noteBind(sqlite3_bind_int64(handle, index, value)) }
+        if index != 0 { noteBind(binder.int64(handle, index, value)) }
     }
 
     /// Writes an integer.
@@ -85,7 +91,7 @@ public struct ColumnEncoder {
     public mutating func encode(_ value: Double) {
         guard let handle else { return append(.real(value)) }
         let index = nextParameter()
-        if index != 0 { noteBind(sqlite3_bind_double(handle, index, value)) }
+        if index != 0 { noteBind(binder.double(handle, index, value)) }
     }
 
     /// Writes text.
@@ -93,7 +99,7 @@ public struct ColumnEncoder {
     public mutating func encode(_ value: String) {
         guard let handle else { return append(.text(value)) }
         let index = nextParameter()
-        if index != 0 { noteBind(Self.bindText(value, handle, index)) }
+        if index != 0 { noteBind(binder.bindText(value, handle, index)) }
     }
 
     /// Writes NULL.
@@ -101,7 +107,7 @@ public struct ColumnEncoder {
     public mutating func encodeNull() {
         guard let handle else { return append(.null) }
         let index = nextParameter()
-        if index != 0 { noteBind(sqlite3_bind_null(handle, index)) }
+        if index != 0 { noteBind(binder.null(handle, index)) }
     }
 
     /// Writes a value of any storage class.
@@ -109,7 +115,7 @@ public struct ColumnEncoder {
     public mutating func encode(_ value: DatabaseValue) {
         guard let handle else { return append(value) }
         let index = nextParameter()
-        if index != 0 { noteBind(Self.bind(value, handle, index)) }
+        if index != 0 { noteBind(binder.bind(value, handle, index)) }
     }
 
     /// Writes any convertible value: dates, UUIDs, `Data`, enums with raw values, optionals.
@@ -167,38 +173,13 @@ public struct ColumnEncoder {
 
     @inlinable @inline(__always)
     mutating func noteBind(_ code: Int32) {
-        if code != SQLITE_OK && bindFailure == SQLITE_OK { bindFailure = code }
+        if code != 0 && bindFailure == 0 { bindFailure = code }
     }
 
     @usableFromInline
     mutating func append(_ value: DatabaseValue) {
         position += 1
         collector?.values.append(value)
-    }
-
-    @inlinable
-    static func bindText(_ value: String, _ handle: OpaquePointer, _ index: Int32) -> Int32 {
-        var value = value
-        return value.withUTF8 { bytes in
-            // An empty buffer may have no base address, and SQLite binds a NULL pointer as NULL.
-            guard let base = bytes.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-            return sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
-        }
-    }
-
-    @inlinable
-    static func bind(_ value: DatabaseValue, _ handle: OpaquePointer, _ index: Int32) -> Int32 {
-        switch value {
-        case .null: return sqlite3_bind_null(handle, index)
-        case .integer(let int): return sqlite3_bind_int64(handle, index, int)
-        case .real(let double): return sqlite3_bind_double(handle, index, double)
-        case .text(let text): return bindText(text, handle, index)
-        case .blob(let bytes):
-            if bytes.isEmpty { return sqlite3_bind_zeroblob(handle, index, 0) }
-            return bytes.withUnsafeBytes { raw in
-                sqlite3_bind_blob64(handle, index, raw.baseAddress, UInt64(raw.count), SQLITE_TRANSIENT)
-            }
-        }
     }
 
     // MARK: Encodable records
@@ -240,24 +221,73 @@ public struct ColumnEncoder {
 
     // MARK: Finishing
 
-    /// Throws when the record wrote the wrong number of values or a value could not be bound.
+    /// Throws when the record wrote the wrong number of values or a value with no stored form.
+    /// A refused binding is left in ``bindFailure`` for the driver, which knows its codes.
     @inlinable
-    func finish(_ plan: RecordPlan, sql: WriteSQL?) throws {
-        if position != columnCount || bindFailure != SQLITE_OK || conversionFailure != nil {
-            try fail(plan, sql: sql)
-        }
+    package func finish(_ plan: RecordPlan) throws {
+        if position != columnCount || conversionFailure != nil { try fail(plan) }
     }
 
     @usableFromInline
-    func fail(_ plan: RecordPlan, sql: WriteSQL?) throws {
+    func fail(_ plan: RecordPlan) throws {
         if let conversionFailure { throw conversionFailure }
         if let collector, collector.learning { return try collector.finish(type: plan.typeName) }
         if position != columnCount {
             throw PersistenceError.columnCountMismatch(
                 type: plan.typeName, columns: collector?.columns ?? layout?.columns ?? [], written: position)
         }
-        if bindFailure != SQLITE_OK, let handle {
-            throw SQLiteError(connection: sqlite3_db_handle(handle), code: bindFailure, sql: sql?.sql)
+    }
+}
+
+/// How a driver binds values to its prepared statements, for records written straight into a
+/// statement's bindings: C functions, so that binding costs no reference counting and no
+/// dynamic dispatch. Each returns 0 when the value was bound, or the driver's error code.
+@usableFromInline
+package struct ParameterBinder: Sendable {
+    /// Binds a 64-bit integer to parameter `index` (1-based).
+    @usableFromInline let int64: @convention(c) (OpaquePointer?, Int32, Int64) -> Int32
+    /// Binds a double.
+    @usableFromInline let double: @convention(c) (OpaquePointer?, Int32, Double) -> Int32
+    /// Binds NULL.
+    @usableFromInline let null: @convention(c) (OpaquePointer?, Int32) -> Int32
+    /// Binds `count` bytes of UTF-8 text, copied; the pointer may be nil when `count` is 0.
+    @usableFromInline let text: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int) -> Int32
+    /// Binds `count` bytes as a blob, copied; the pointer may be nil when `count` is 0.
+    @usableFromInline let blob: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int) -> Int32
+
+    package init(
+        int64: @convention(c) (OpaquePointer?, Int32, Int64) -> Int32,
+        double: @convention(c) (OpaquePointer?, Int32, Double) -> Int32,
+        null: @convention(c) (OpaquePointer?, Int32) -> Int32,
+        text: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int) -> Int32,
+        blob: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int) -> Int32
+    ) {
+        self.int64 = int64
+        self.double = double
+        self.null = null
+        self.text = text
+        self.blob = blob
+    }
+
+    /// The binder of an encoder that collects values rather than binding them: never called.
+    @usableFromInline static let none = ParameterBinder(
+        int64: { _, _, _ in 0 }, double: { _, _, _ in 0 }, null: { _, _ in 0 }, text: { _, _, _, _ in 0 },
+        blob: { _, _, _, _ in 0 })
+
+    @inlinable
+    func bindText(_ value: String, _ handle: OpaquePointer, _ index: Int32) -> Int32 {
+        var value = value
+        return value.withUTF8 { bytes in text(handle, index, UnsafeRawPointer(bytes.baseAddress), bytes.count) }
+    }
+
+    @inlinable
+    func bind(_ value: DatabaseValue, _ handle: OpaquePointer, _ index: Int32) -> Int32 {
+        switch value {
+        case .null: return null(handle, index)
+        case .integer(let int): return int64(handle, index, int)
+        case .real(let double): return self.double(handle, index, double)
+        case .text(let text): return bindText(text, handle, index)
+        case .blob(let bytes): return bytes.withUnsafeBytes { raw in blob(handle, index, raw.baseAddress, raw.count) }
         }
     }
 }

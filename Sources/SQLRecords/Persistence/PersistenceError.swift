@@ -1,6 +1,9 @@
+import QueryBuilder
+import SQLCore
+
 /// A record or request that cannot be written as it is: what is wrong, with which type or table.
 ///
-/// These are mistakes in a record's declaration or in a request, found before SQLite runs
+/// These are mistakes in a record's declaration or in a request, found before the database runs
 /// anything, so the database is unchanged.
 public enum PersistenceError: Error, Hashable, Sendable {
     /// The record's columns do not include its whole primary key, so its row cannot be found

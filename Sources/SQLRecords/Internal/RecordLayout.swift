@@ -1,38 +1,46 @@
 import Locking
+import QueryBuilder
+import SQLCore
 
 /// One kind of record write: what the SQL of a ``RecordLayout`` is rendered for.
-struct WriteShape: Hashable, Sendable {
-    enum Kind: Hashable, Sendable {
+package struct WriteShape: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         case insert, upsert, update, delete
     }
 
-    var kind: Kind
+    package var kind: Kind
     /// For updates: the positions of the columns to set; nil sets every column but the key.
-    var updated: [Int]?
+    package var updated: [Int]?
     /// The rendered expressions of a `RETURNING` clause.
-    var returning: String?
+    package var returning: String?
 
-    static let insert = WriteShape(kind: .insert)
-    static let upsert = WriteShape(kind: .upsert)
-    static let update = WriteShape(kind: .update)
-    static let delete = WriteShape(kind: .delete)
+    package init(kind: Kind, updated: [Int]? = nil, returning: String? = nil) {
+        self.kind = kind
+        self.updated = updated
+        self.returning = returning
+    }
+
+    package static let insert = WriteShape(kind: .insert)
+    package static let upsert = WriteShape(kind: .upsert)
+    package static let update = WriteShape(kind: .update)
+    package static let delete = WriteShape(kind: .delete)
 }
 
 /// The SQL of one write shape, rendered once, and how its parameters match the record's columns.
 @usableFromInline
-final class WriteSQL: Sendable {
-    @usableFromInline let sql: String
+package final class WriteSQL: Sendable {
+    @usableFromInline package let sql: String
     /// Column position → parameter index (1-based), 0 when unused; empty when column `i` binds
     /// parameter `i + 1`.
-    @usableFromInline let parameters: [Int32]
+    @usableFromInline package let parameters: [Int32]
     /// For updates: the positions of the columns set, in the order of their parameters.
-    let setPositions: [Int]
+    package let setPositions: [Int]
     /// For updates and deletes: the key's positions, bound after the set columns.
-    let keyPositions: [Int]
+    package let keyPositions: [Int]
     /// How many parameters the record's values bind; a `RETURNING` clause's own values follow.
-    let recordParameterCount: Int
+    package let recordParameterCount: Int
 
-    init(
+    package init(
         _ renderer: SQLRenderer, parameters: [Int32], setPositions: [Int] = [], keyPositions: [Int] = [],
         recordParameterCount: Int
     ) {
@@ -49,22 +57,22 @@ final class WriteSQL: Sendable {
 /// A type with declared columns has one layout. An `Encodable` type has one per set of coding
 /// keys its records write, usually one.
 @usableFromInline
-final class RecordLayout: Sendable {
-    let typeName: String
-    @usableFromInline let table: String
-    let columns: [String]
-    @usableFromInline let columnCount: Int
-    let primaryKey: PrimaryKey
+package final class RecordLayout: Sendable {
+    package let typeName: String
+    @usableFromInline package let table: String
+    package let columns: [String]
+    @usableFromInline package let columnCount: Int
+    package let primaryKey: PrimaryKey
     /// The positions of the key's columns; empty when the record does not encode its whole key.
-    let keyPositions: [Int]
+    package let keyPositions: [Int]
     /// True when the record's row is found by a key that is a rowid alias, whose value an
     /// insert hands to `didInsert(rowID:)`.
-    @usableFromInline let hasRowIDKey: Bool
+    @usableFromInline package let hasRowIDKey: Bool
     /// The plain insert, rendered up front: the write that runs most often.
-    @usableFromInline let insert: WriteSQL
+    @usableFromInline package let insert: WriteSQL
     private let shapes = Lock<[WriteShape: WriteSQL]>([:])
 
-    init(typeName: String, table: String, columns: [String], primaryKey: PrimaryKey) throws {
+    package init(typeName: String, table: String, columns: [String], primaryKey: PrimaryKey) throws {
         guard !columns.isEmpty else { throw PersistenceError.noColumns(type: typeName) }
         var seen: Set<String> = []
         for column in columns where !seen.insert(column.sqliteFolded).inserted {
@@ -83,17 +91,17 @@ final class RecordLayout: Sendable {
 
     /// The position of a column, matched exactly first and then ignoring the case of ASCII
     /// letters, as SQLite matches names.
-    static func position(of column: String, in columns: [String]) -> Int? {
+    package static func position(of column: String, in columns: [String]) -> Int? {
         columns.firstIndex { $0.hasSameBytes(as: column) } ?? columns.firstIndex { $0.sqliteNameMatches(column) }
     }
 
     /// The key's values in `values`, one per key column.
-    func keyValues(_ values: [DatabaseValue]) -> [DatabaseValue] {
+    package func keyValues(_ values: [DatabaseValue]) -> [DatabaseValue] {
         keyPositions.map { values[$0] }
     }
 
     /// The SQL of `shape`, rendered on first use.
-    func sql(for shape: WriteShape) throws -> WriteSQL {
+    package func sql(for shape: WriteShape) throws -> WriteSQL {
         if shape == .insert { return insert }
         if let cached = shapes.withLock({ $0[shape] }) { return cached }
         let rendered = try render(shape)

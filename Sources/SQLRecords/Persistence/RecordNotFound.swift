@@ -1,3 +1,6 @@
+import QueryBuilder
+import SQLCore
+
 /// An update found no row with the record's primary key: the row was deleted, or the record was
 /// never inserted. Nothing was changed.
 ///

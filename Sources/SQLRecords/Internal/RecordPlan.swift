@@ -1,15 +1,17 @@
 import Locking
+import QueryBuilder
+import SQLCore
 import Synchronization
 
 /// What the writes of one record type need, worked out on its first write: its table, key and
 /// layouts. Kept for the life of the process, one per type.
 @usableFromInline
-final class RecordPlan: Sendable {
-    let typeName: String
-    let table: String
-    let primaryKey: PrimaryKey
+package final class RecordPlan: Sendable {
+    package let typeName: String
+    package let table: String
+    package let primaryKey: PrimaryKey
     /// The layout of a type that declares its columns; nil when coding keys name them.
-    @usableFromInline let declared: RecordLayout?
+    @usableFromInline package let declared: RecordLayout?
     private let learned = Lock<Learned>(Learned())
 
     private struct Learned {
@@ -41,7 +43,7 @@ final class RecordPlan: Sendable {
 
     /// The plan of `type`, made on first use.
     @usableFromInline
-    static func of<Record: PersistableRecord>(_ type: Record.Type) throws -> RecordPlan {
+    package static func of<Record: PersistableRecord>(_ type: Record.Type) throws -> RecordPlan {
         let id = ObjectIdentifier(type)
         if let last = UnsafeRawPointer(bitPattern: lastPlan.load(ordering: .acquiring)) {
             // Safe without a retain: `plans` keeps every plan alive forever.
@@ -62,7 +64,7 @@ final class RecordPlan: Sendable {
     }
 
     /// The columns an `Encodable` record of this type is expected to write.
-    var expectedColumns: [String] {
+    package var expectedColumns: [String] {
         learned.withLock { $0.main?.columns ?? [] }
     }
 
