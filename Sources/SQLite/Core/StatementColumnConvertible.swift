@@ -180,3 +180,21 @@ extension BorrowedRow {
         }
     }
 }
+
+extension BorrowedRow {
+    /// The row decoded as `T`, the way every fetch of rows decodes them.
+    ///
+    /// A single value of a common built-in type reads its column straight from the statement:
+    /// its `init(row:)`, which `SQLCore` gives every `DatabaseValueConvertible` type, can only
+    /// convert a `DatabaseValue` read through the row's source. In a fetch specialized for `T`
+    /// the type comparisons fold away.
+    @inlinable @inline(__always)
+    package func decode<T: FetchableRow>(_ type: T.Type) throws -> T {
+        if T.self == Int.self { return unsafeBitCast(try self[0] as Int, to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try self[0] as Int64, to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try self[0] as String, to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try self[0] as Double, to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try self[0] as Bool, to: T.self) }
+        return try T(row: self)
+    }
+}

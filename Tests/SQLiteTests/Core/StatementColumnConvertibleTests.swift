@@ -90,4 +90,35 @@ struct StatementColumnConvertibleTests {
         #expect(mismatch?.reason == .typeMismatch(found: "bread"))
         #expect(mismatch?.sql == sql)
     }
+
+    /// The first column of every row, fetched as `T`, and converted from the row's value.
+    private static func expectSingleValues<T: DatabaseValueConvertible & Equatable>(
+        _ type: T.Type, _ db: Database, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let converted = try db.fetchAll(sql).map { T(databaseValue: $0.value(at: 0)) }
+        #expect(try db.fetchAll(T.self, sql) == converted.compactMap { $0 }, sourceLocation: sourceLocation)
+        let cursor = try db.cursor(T.self, sql)
+        var read: [T] = []
+        while let value = try cursor.next() { read.append(value) }
+        #expect(read == converted.compactMap { $0 }, sourceLocation: sourceLocation)
+    }
+
+    @Test("a fetch of single built-in values reads what their conversion gives, and throws where it fails")
+    func singleValueFetches() throws {
+        let db = try makeItemsDatabase()
+        try Self.expectSingleValues(Int.self, db, "SELECT id FROM items")
+        try Self.expectSingleValues(Int64.self, db, "SELECT done FROM items")
+        try Self.expectSingleValues(String.self, db, "SELECT title FROM items")
+        try Self.expectSingleValues(Double.self, db, "SELECT id * 1.5 FROM items")
+        try Self.expectSingleValues(Bool.self, db, "SELECT done FROM items")
+        try Self.expectSingleValues(Int?.self, db, "SELECT priority FROM items")
+        try Self.expectSingleValues(Int.self, db, "SELECT id FROM items WHERE 0")
+        let null = #expect(throws: RowDecodingError.self) { try db.fetchAll(Int.self, "SELECT priority FROM items") }
+        #expect(null?.reason == .unexpectedNull)
+        let text = #expect(throws: RowDecodingError.self) { try db.fetchAll(Double.self, "SELECT title FROM items") }
+        #expect(text?.reason == .typeMismatch(found: "milk"))
+        let request = try Table("items").all().select(Column("title")).sort(Column("id")).asRequest(of: String.self)
+            .fetchAll(db)
+        #expect(request == ["milk", "bread", "eggs"])
+    }
 }
