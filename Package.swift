@@ -49,9 +49,9 @@ let package = Package(
         // Thread Sanitizer can check.
         .target(name: "Locking"),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        // The values, rows, change sets and read regions every source shares. It reads SQLite's
-        // statements through the C API, so that a row read from SQLite is as fast as the C API.
-        .target(name: "SQLCore", dependencies: ["CSQLite"]),
+        // The values, rows, change sets and read regions every source shares. It imports no
+        // database: SQLite's typed reads straight from a statement live in the SQLite module.
+        .target(name: "SQLCore"),
         .testTarget(name: "SQLCoreTests", dependencies: ["SQLCore"]),
         // The query builder: requests that render for SQLite and PostgreSQL into a reusable buffer.
         .target(name: "QueryBuilder", dependencies: ["SQLCore"]),

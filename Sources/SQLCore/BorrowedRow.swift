@@ -1,7 +1,7 @@
-import CSQLite
-
-/// The current row of a statement, handed to ``FetchableRow/init(row:)``: it reads each column
-/// straight from SQLite, which is what makes hand-written decoding as fast as the C API.
+/// The current row of a statement, handed to ``FetchableRow/init(row:)``. In a module that
+/// imports `SQLite`, a typed read of a built-in type (`let id: Int64 = try row[0]`) reads the
+/// column straight from the statement, which is what makes hand-written decoding as fast as the
+/// C API.
 ///
 /// ```swift
 /// init(row: BorrowedRow) throws {
@@ -25,9 +25,10 @@ public struct BorrowedRow {
     // `RowSource` conformance, one word more, through which the row asks for column names
     // without a dynamic cast.
     //
-    // A row of another source than SQLite (PostgreSQL's rows arrive whole) has no `handle` and
-    // reads the values its `source` holds. The branch on `handle` goes the same way on every row
-    // of a fetch.
+    // This module imports no database: a generic read asks `source` for the value, and the
+    // `SQLite` module adds typed reads that hand `handle` to the C API. A row of another source
+    // than SQLite (PostgreSQL's rows arrive whole) has no `handle` and reads the values its
+    // `source` holds. The branch on `handle` goes the same way on every row of a fetch.
 
     /// The statement, held so that it outlives the row (reads use `handle` instead); or, for a
     /// row of another source, its ``OwnedRowCursor``. It also answers the questions about
@@ -71,7 +72,7 @@ public struct BorrowedRow {
 
     /// The values of a row read whole by another source.
     @usableFromInline
-    var owned: Row? { handle == nil ? unsafeDowncast(source, to: OwnedRowCursor.self).row : nil }
+    package var owned: Row? { handle == nil ? unsafeDowncast(source, to: OwnedRowCursor.self).row : nil }
 
     /// Moves the row to the statement's current row.
     @inlinable
@@ -112,9 +113,9 @@ public struct BorrowedRow {
     @inlinable
     public func value(at index: Int) -> DatabaseValue {
         checkCurrent()
-        guard let handle else { return owned!.values[index] }
+        guard handle != nil else { return owned!.values[index] }
         precondition(index >= 0 && index < columnCount, "column index \(index) out of range")
-        return DatabaseValue(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index))
+        return source.value(at: index)
     }
 
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
@@ -122,26 +123,6 @@ public struct BorrowedRow {
         source.columnIndex(named: name)
     }
 
-    /// The value at `index`, converted to `T`.
-    ///
-    /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
-    /// and `T` is not optional, or when it has a type `T` cannot represent.
-    @inlinable
-    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
-        @inline(__always) get throws {
-            // One unsigned comparison rejects negative indexes too.
-            guard UInt(bitPattern: index) < UInt(bitPattern: columnCount) else {
-                throw indexOutOfRange(T.self, index: index)
-            }
-            checkCurrent()
-            if let handle {
-                if let decoded = T(sqliteStatement: handle, column: Int32(truncatingIfNeeded: index)) { return decoded }
-            } else if let decoded = T(databaseValue: owned!.values[index]) {
-                return decoded
-            }
-            throw decodingError(T.self, index: index, value: value(at: index))
-        }
-    }
 }
 
 extension BorrowedRow: RowReading {
@@ -154,19 +135,20 @@ extension BorrowedRow {
     package func firstColumnUnlessNull<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T? {
         guard columnCount > 0 else { throw indexOutOfRange(T.self, index: 0) }
         checkCurrent()
-        if let handle {
-            if sqlite3_column_type(handle, 0) == SQLITE_NULL { return nil }
-        } else if owned!.values[0].isNull {
-            return nil
-        }
+        if handle == nil ? owned!.values[0].isNull : source.isNull(at: 0) { return nil }
         return try self[0] as T
     }
 }
 
 /// What a ``BorrowedRow`` reads from: a statement of a SQLite connection, or the cursor of
-/// another source. Only the questions off the path of typed reads by index go through it.
+/// another source. A typed read of a built-in type from SQLite does not go through it (see the
+/// `SQLite` module's `StatementColumnConvertible`); every other read does.
 @usableFromInline
 package protocol RowSource: AnyObject {
+    /// The value of column `index` of the current row; `index` is in range.
+    func value(at index: Int) -> DatabaseValue
+    /// True when column `index` of the current row is NULL; `index` is in range.
+    func isNull(at index: Int) -> Bool
     /// The column names, in order.
     var columnNames: [String] { get }
     /// The index of the named column, matched exactly first and then ignoring case as SQL does.
@@ -203,6 +185,10 @@ package final class OwnedRowCursor: RowSource {
     @usableFromInline package func columnIndex(named name: String) -> Int? { row.index(ofColumn: name) }
 
     @usableFromInline package var rowSQL: String? { nil }
+
+    @usableFromInline package func value(at index: Int) -> DatabaseValue { row.values[index] }
+
+    @usableFromInline package func isNull(at index: Int) -> Bool { row.values[index].isNull }
 
     /// Finds each coding key's column by name: the rows of other sources are few, and a plan
     /// per statement as SQLite's would have no statement to live in.

@@ -1,5 +1,3 @@
-import CSQLite
-
 /// A value stored in, or bound to, SQLite: one of its five storage classes.
 ///
 /// Literals convert directly, so argument arrays read naturally:
@@ -65,33 +63,6 @@ public enum DatabaseValue: Hashable, Sendable {
     @inlinable
     public init(_ value: some DatabaseValueConvertible) throws {
         self = try value.databaseValue
-    }
-
-    /// Reads column `column` of a raw `sqlite3_stmt`'s current row.
-    @inlinable
-    public init(sqliteStatement statement: OpaquePointer, column: Int32) {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_INTEGER:
-            self = .integer(sqlite3_column_int64(statement, column))
-        case SQLITE_FLOAT:
-            self = .real(sqlite3_column_double(statement, column))
-        case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(statement, column) else {
-                self = .text("")
-                return
-            }
-            let count = Int(sqlite3_column_bytes(statement, column))
-            self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let blob = sqlite3_column_blob(statement, column) else {
-                self = .blob([])
-                return
-            }
-            self = .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
-        default:
-            self = .null
-        }
     }
 
     /// True when the value is SQL NULL.

@@ -1,5 +1,3 @@
-import CSQLite
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -28,18 +26,9 @@ public protocol DatabaseValueConvertible: FetchableRow, Sendable {
     var databaseValue: DatabaseValue { get throws }
     /// Decodes from a stored value; returns nil when the value has the wrong type.
     init?(databaseValue: DatabaseValue)
-    /// Decodes column `column` of a raw `sqlite3_stmt`'s current row; returns nil when the
-    /// value has the wrong type. The default reads a ``DatabaseValue`` first; the built-in numeric
-    /// and text types read the column directly, which keeps row decoding close to the C API's speed.
-    init?(sqliteStatement statement: OpaquePointer, column: Int32)
 }
 
 extension DatabaseValueConvertible {
-    @inlinable
-    public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        self.init(databaseValue: DatabaseValue(sqliteStatement: statement, column: column))
-    }
-
     /// Decodes the first column. NULL fails unless the type is optional.
     @inlinable
     public init(row: BorrowedRow) throws {
@@ -71,19 +60,6 @@ extension DatabaseValue: DatabaseValueConvertible {
 
 extension Int64: DatabaseValueConvertible {
     @inlinable public var databaseValue: DatabaseValue { .integer(self) }
-    @inlinable @inline(__always)
-    public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        // One column call, then two plain reads of the value: a type check that costs less than
-        // a second `sqlite3_column_*` call. The value is only read on the connection's thread.
-        guard let value = sqlite3_column_value(statement, column) else { return nil }
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER: self = sqlite3_value_int64(value)
-        case SQLITE_FLOAT:
-            guard let exact = Int64(exactly: sqlite3_value_double(value)) else { return nil }
-            self = exact
-        default: return nil
-        }
-    }
     @inlinable public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .integer(let value): self = value
@@ -97,12 +73,6 @@ extension Int64: DatabaseValueConvertible {
 
 extension Int: DatabaseValueConvertible {
     @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    @inlinable public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int(exactly: value) else {
-            return nil
-        }
-        self = exact
-    }
     @inlinable public init?(databaseValue: DatabaseValue) {
         guard let value = Int64(databaseValue: databaseValue), let exact = Int(exactly: value) else { return nil }
         self = exact
@@ -111,12 +81,6 @@ extension Int: DatabaseValueConvertible {
 
 extension Int32: DatabaseValueConvertible {
     @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    @inlinable public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = Int64(sqliteStatement: statement, column: column), let exact = Int32(exactly: value) else {
-            return nil
-        }
-        self = exact
-    }
     @inlinable public init?(databaseValue: DatabaseValue) {
         guard let value = Int64(databaseValue: databaseValue), let exact = Int32(exactly: value) else { return nil }
         self = exact
@@ -125,15 +89,6 @@ extension Int32: DatabaseValueConvertible {
 
 extension Bool: DatabaseValueConvertible {
     @inlinable public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
-    @inlinable @inline(__always)
-    public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = sqlite3_column_value(statement, column) else { return nil }
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER: self = sqlite3_value_int64(value) != 0
-        case SQLITE_FLOAT: self = sqlite3_value_double(value) != 0
-        default: return nil
-        }
-    }
     @inlinable public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .integer(let value): self = value != 0
@@ -148,14 +103,6 @@ extension Double: DatabaseValueConvertible {
     /// does the same, for the same rows): a filter comparing with NaN matches nothing, and a NaN
     /// written to a NOT NULL column fails with a `ConstraintViolation` that says so.
     @inlinable public var databaseValue: DatabaseValue { .real(self) }
-    @inlinable @inline(__always)
-    public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = sqlite3_column_value(statement, column) else { return nil }
-        switch sqlite3_value_type(value) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: self = sqlite3_value_double(value)
-        default: return nil
-        }
-    }
     @inlinable public init?(databaseValue: DatabaseValue) {
         switch databaseValue {
         case .real(let value): self = value
@@ -175,18 +122,6 @@ extension Float: DatabaseValueConvertible {
 
 extension String: DatabaseValueConvertible {
     @inlinable public var databaseValue: DatabaseValue { .text(self) }
-    @inlinable @inline(__always)
-    public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        guard let value = sqlite3_column_value(statement, column), sqlite3_value_type(value) == SQLITE_TEXT else {
-            return nil
-        }
-        guard let text = sqlite3_value_text(value) else {
-            self = ""
-            return
-        }
-        let count = Int(sqlite3_value_bytes(value))
-        self = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
     @inlinable public init?(databaseValue: DatabaseValue) {
         guard case .text(let value) = databaseValue else { return nil }
         self = value
@@ -266,15 +201,6 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
             case .some(let wrapped): try wrapped.databaseValue
             }
         }
-    }
-    @inlinable @inline(__always)
-    public init?(sqliteStatement statement: OpaquePointer, column: Int32) {
-        if let value = sqlite3_column_value(statement, column), sqlite3_value_type(value) == SQLITE_NULL {
-            self = .none
-            return
-        }
-        guard let wrapped = Wrapped(sqliteStatement: statement, column: column) else { return nil }
-        self = .some(wrapped)
     }
     /// NULL decodes as `nil`; any other value must decode as `Wrapped`.
     @inlinable public init?(databaseValue: DatabaseValue) {

@@ -22,7 +22,7 @@
 /// - Every ``DatabaseValueConvertible`` type (`Int`, `String`, `Date`…), which decodes the first
 ///   column: `try db.fetchAll(String.self, "SELECT title FROM items")`.
 ///
-/// The row reads straight from the statement and is valid only during this call; use
+/// The row is valid only during this call; use
 /// ``BorrowedRow/copy()`` to keep it.
 public protocol FetchableRow {
     /// Decodes one row. Throw (typically by letting a typed `row[…]` read throw) when it does not fit.

@@ -40,23 +40,6 @@ public struct Row: Sendable, Hashable {
     public func index(ofColumn name: String) -> Int? {
         columnNames.firstIndex { $0.hasSameBytes(as: name) } ?? columnNames.firstIndex { $0.sqliteNameMatches(name) }
     }
-
-    /// The value at `index`, converted to `T`.
-    ///
-    /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
-    /// and `T` is not optional, or when it has a type `T` cannot represent.
-    @inlinable
-    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
-        get throws {
-            // One unsigned comparison rejects negative indexes too.
-            guard UInt(bitPattern: index) < UInt(bitPattern: values.count) else {
-                throw indexOutOfRange(T.self, index: index)
-            }
-            let value = values[index]
-            if let decoded = T(databaseValue: value) { return decoded }
-            throw decodingError(T.self, index: index, value: value)
-        }
-    }
 }
 
 extension Row: RowReading {

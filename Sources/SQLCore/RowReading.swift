@@ -26,6 +26,27 @@ public protocol RowReading {
 }
 
 extension RowReading {
+    /// The value at `index`, converted to `T`.
+    ///
+    /// Throws ``RowDecodingError`` when the row has no column `index`, when the value is NULL
+    /// and `T` is not optional, or when it has a type `T` cannot represent.
+    ///
+    /// `Row` and `BorrowedRow` share this conversion. For a row of a SQLite statement, the
+    /// `SQLite` module adds a more specific read, which the built-in types take: it reads their
+    /// column straight from the statement.
+    @inlinable
+    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
+        @inline(__always) get throws {
+            // One unsigned comparison rejects negative indexes too.
+            guard UInt(bitPattern: index) < UInt(bitPattern: count) else {
+                throw indexOutOfRange(T.self, index: index)
+            }
+            let value = value(at: index)
+            if let decoded = T(databaseValue: value) { return decoded }
+            throw decodingError(T.self, index: index, value: value)
+        }
+    }
+
     /// The value of the named column, or nil when the row has no such column.
     public func value(named name: String) -> DatabaseValue? {
         index(ofColumn: name).map { value(at: $0) }

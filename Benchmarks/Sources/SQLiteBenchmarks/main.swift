@@ -16,6 +16,9 @@ struct Options {
     var query: Int?
     /// Contender names to run (raw sqlite3 always runs: ratios need it).
     var contenders: Set<String> = []
+    /// `--workload NAME`: only these workloads (`fetch_all`, `point_lookup`…), to count one
+    /// workload's instructions.
+    var workloads: Set<String> = []
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -33,9 +36,14 @@ struct Options {
             case "--contender":
                 guard let name = rest.popFirst() else { throw BenchmarkError("--contender takes a name") }
                 contenders.insert(name)
+            case "--workload":
+                guard let name = rest.popFirst(), Workload(rawValue: name) != nil else {
+                    throw BenchmarkError("--workload takes one of \(Workload.allCases.map(\.rawValue))")
+                }
+                workloads.insert(name)
             case "-h", "--help":
                 print(
-                    "usage: SQLiteBenchmarks [--search [--no-live] [--query N]] [--rows N] [--rounds N] [--csv] [--contender NAME]... | --observation | --row-observation | --cache"
+                    "usage: SQLiteBenchmarks [--search [--no-live] [--query N]] [--rows N] [--rounds N] [--csv] [--contender NAME]... [--workload NAME]... | --observation | --row-observation | --cache"
                 )
                 exit(0)
             default: throw BenchmarkError("unknown option \(argument); try --help")
@@ -108,7 +116,8 @@ do {
             try contenders[index].setUp(rows: options.rows) { insert in
                 samples[Workload.insert.rawValue, default: [:]][name, default: []].append(try milliseconds(insert))
             }
-            for workload in Workload.allCases where workload != .insert {
+            for workload in Workload.allCases
+            where workload != .insert && (options.workloads.isEmpty || options.workloads.contains(workload.rawValue)) {
                 var checksum: Int?
                 let time = try milliseconds { checksum = try contenders[index].run(workload, rows: options.rows) }
                 guard let checksum else { continue }

@@ -31,7 +31,7 @@ extension Database {
     public func fetchAll<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [DatabaseValue] = []) throws
         -> [T]
     {
-        try cachedStatement(sql).fetchAll(type, arguments) { try T(row: $0) }
+        try cachedStatement(sql).fetchAll(type, arguments) { try $0.decode(T.self) }
     }
 
     /// The first row decoded as `T` (see `FetchableRow.init(firstRow:)`), or nil when there is none.
@@ -45,7 +45,7 @@ extension Database {
     public func cursor<T: FetchableRow>(_ type: T.Type, _ sql: String, _ arguments: [DatabaseValue] = []) throws
         -> Cursor<T>
     {
-        try Cursor(statement: cachedStatement(sql), arguments: arguments) { try T(row: $0) }
+        try Cursor(statement: cachedStatement(sql), arguments: arguments) { try $0.decode(T.self) }
     }
 }
 

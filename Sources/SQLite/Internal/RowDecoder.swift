@@ -151,7 +151,7 @@ final class RowDecoder: Decoder {
     /// Column `index` converted to `T`, read straight from the statement; nil when the value
     /// does not convert.
     @inline(__always)
-    func read<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) -> T? {
+    func read<T: StatementColumnConvertible>(_ type: T.Type, at index: Int) -> T? {
         precondition(
             generationPointer.pointee == generation,
             "A row read from a statement was used after the fetch moved on; keep rows with row.copy()")
@@ -159,7 +159,7 @@ final class RowDecoder: Decoder {
     }
 
     /// Column `index` converted to `T`, or an error that names the column and what it holds.
-    func value<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+    func value<T: StatementColumnConvertible>(_ type: T.Type, at index: Int) throws -> T {
         guard let value = read(type, at: index) else { throw readError(type, at: index) }
         return value
     }
@@ -293,7 +293,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     @inline(__always)
-    private func value<T: DatabaseValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
+    private func value<T: StatementColumnConvertible>(_ type: T.Type, _ key: Key) throws -> T {
         try withDecoder { decoder in
             guard let index = decoder.column(for: key) else { throw columnNotFound(key, T.self) }
             guard let value = decoder.read(type, at: index) else { throw decoder.readError(T.self, at: index) }
@@ -302,7 +302,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     @inline(__always)
-    private func optionalValue<T: DatabaseValueConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
+    private func optionalValue<T: StatementColumnConvertible>(_ type: T.Type, _ key: Key) throws -> T? {
         try withDecoder { decoder in
             guard let index = decoder.column(for: key) else { return nil }
             guard let value = decoder.read(T?.self, at: index) else { throw decoder.readError(T?.self, at: index) }

@@ -5,7 +5,7 @@ extension QueryInterfaceRequest where RowValue: FetchableRow {
     /// All matching rows, each decoded as `RowValue`.
     @inlinable
     public func fetchAll(_ db: Database) throws -> [RowValue] {
-        try db.boundStatement(for: select, .all).fetchAllBound { try RowValue(row: $0) }
+        try db.boundStatement(for: select, .all).fetchAllBound { try $0.decode(RowValue.self) }
     }
 
     /// The first matching row (see `FetchableRow.init(firstRow:)`), or nil.
