@@ -60,11 +60,14 @@ let package = Package(
         // violations, and the migrator's registrations, `.sql` folders and record table.
         .target(name: "SQLRecords", dependencies: ["SQLCore", "QueryBuilder", "Locking"]),
         .testTarget(name: "SQLRecordsTests", dependencies: ["SQLRecords", "SQLCore"]),
+        // The SQLite driver: a thin wrapper of the system's libsqlite3, its connections, pools and
+        // change hooks; it re-exports SQLCore, QueryBuilder and SQLRecords.
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLCore", "QueryBuilder", "SQLRecords", "Locking"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking"]),
-        // Generic layers with no SQLite in them.
+        // A cache of any async query's results by key, with eviction, retries and staleness.
         .target(name: "QueryCache", dependencies: ["Locking"]),
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache", "Locking"]),
+        // Awaiting an answer that someone else gives, and a terminal that asks a person for it.
         .target(name: "Queryable", dependencies: ["Locking"]),
         .testTarget(name: "QueryableTests", dependencies: ["Queryable", "Locking"]),
         // Live values backed by SQL queries, whatever the database: the engine that decides what
