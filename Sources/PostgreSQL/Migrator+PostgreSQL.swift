@@ -82,16 +82,16 @@ extension DatabaseMigrator where Target == PostgreSQLDatabase {
     private func run(
         _ body: PostgreSQLDatabase.MigrationBody, of migration: Migration, in tx: PostgreSQLTransaction
     ) async throws {
-        let refusal = Lock<MigrationError?>(nil)
+        let migrationGuard = MigrationGuard(identifier: migration.identifier, file: migration.file)
         var guarded = tx.session
-        guarded.migration = (migration.identifier, migration.file, refusal)
+        guarded.migration = migrationGuard
         do {
             try await body(PostgreSQLTransaction(session: guarded))
         } catch {
             // A refused statement is the cause, even when the migration caught its error.
-            throw refusal.withLock { $0 } ?? error
+            throw migrationGuard.refusal.withLock { $0 } ?? error
         }
-        if let refused = refusal.withLock({ $0 }) { throw refused }
+        if let refused = migrationGuard.refusal.withLock({ $0 }) { throw refused }
     }
 
     /// Oldest first. PostgreSQL has no rowid to keep the insertion order: the times, then the

@@ -6,9 +6,10 @@ extension ParameterBinder {
     /// SQLite's binding functions. Text and blobs are copied (`SQLITE_TRANSIENT`): the encoder's
     /// buffers do not outlive the call.
     @usableFromInline static let sqlite = ParameterBinder(
-        int64: { handle, index, value in sqlite3_bind_int64(handle, index, value) },
-        double: { handle, index, value in sqlite3_bind_double(handle, index, value) },
-        null: { handle, index in sqlite3_bind_null(handle, index) },
+        // SQLite's own functions where their signatures fit: a closure would add a thunk per value.
+        int64: sqlite3_bind_int64,
+        double: sqlite3_bind_double,
+        null: sqlite3_bind_null,
         text: { handle, index, bytes, count in
             // SQLite binds a NULL pointer as NULL, and an empty buffer may have no address.
             guard let bytes else { return sqlite3_bind_text(handle, index, "", 0, nil) }
