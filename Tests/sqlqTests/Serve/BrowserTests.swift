@@ -22,24 +22,25 @@
                     try await browser.open(server.base + "/notes")
                     #expect(try await browser.waitUntil(ready))
                     // The markup in a cell is text: no image element, no alert.
-                    let cell = try await browser.element("#rows tr[data-key=\"2\"] td:nth-child(3)")
-                    #expect(try await browser.text(cell) == "\"quoted' & <img src=x onerror=alert(1)>")
+                    #expect(
+                        try await browser.text("#rows tr[data-key=\"2\"] td:nth-child(3)")
+                            == "\"quoted' & <img src=x onerror=alert(1)>")
                     #expect(try await browser.executeAsync("arguments[0](document.images.length)") as? Int == 0)
                     #expect(try await browser.hasAlert() == false)
 
                     // A filter typed in the form, then a facet added, then a facet value clicked.
-                    try await browser.type("stars >= 0", into: try await browser.element("input[name=where]"))
+                    try await browser.type("stars >= 0", into: "input[name=where]")
                     try await browser.type(
-                        "folder_id", into: try await browser.element("input[name=facet]:not([type=hidden])"))
-                    try await browser.click(try await browser.element("button[type=submit]"))
+                        "folder_id", into: "input[name=facet]:not([type=hidden])")
+                    try await browser.click("button[type=submit]")
                     // A plain GET form: the empty fields come along, and are ignored.
                     #expect(
                         try await browser.waitUntil(
                             "location.search.includes('where=stars+%3E%3D+0&') && location.search.endsWith('&facet=folder_id') && "
                                 + ready))
-                    try await browser.click(try await browser.element("#facets a"))
+                    try await browser.click("#facets a")
                     #expect(try await browser.waitUntil("location.search.includes('%22folder_id%22') && " + ready))
-                    #expect(try await browser.text(try await browser.element("#count")) == "2 rows match")
+                    #expect(try await browser.text("#count") == "2 rows match")
 
                     // Live: a row the shell inserts appears, and the facet's count changes, within
                     // 2 s, without a reload.
@@ -50,8 +51,8 @@
                             "document.getElementById('rows').textContent.includes('from the shell') && "
                                 + "document.querySelector('#facets .count').textContent === '3'", within: 2_000))
                     // The count was replaced, not edited: found again.
-                    #expect(try await browser.text(try await browser.element("#count")) == "3 rows match")
-                    #expect(try await browser.element("tr.changed[data-key=\"9\"]").isEmpty == false)
+                    #expect(try await browser.text("#count") == "3 rows match")
+                    #expect(try await browser.exists("tr.changed[data-key=\"9\"]"))
                     // The same page, not a reload.
                     #expect(try await browser.executeAsync("arguments[0](window.sqlqMarker)") as? Int == 1)
                     // The facet shows the foreign key's label, after the update too. (Checked in
@@ -61,8 +62,8 @@
                     )
 
                     // The column picker: body unticked, and gone; the filter and the facet stay.
-                    try await browser.click(try await browser.element("#columns input[value=body]"))
-                    try await browser.click(try await browser.element("#columns button[type=submit]"))
+                    try await browser.click("#columns input[value=body]")
+                    try await browser.click("#columns button[type=submit]")
                     #expect(
                         try await browser.waitUntil(
                             "location.search.endsWith('&columns=id&columns=folder_id&columns=stars') && " + ready))
@@ -74,10 +75,10 @@
                                 + "!document.querySelector('#columns input[value=body]').checked"))
 
                     // A foreign key's label leads to the parent row, which counts the rows that refer to it.
-                    try await browser.click(try await browser.element("#rows a.label"))
+                    try await browser.click("#rows a.label")
                     #expect(try await browser.url.hasSuffix("/folders/1"))
                     #expect(
-                        try await browser.text(try await browser.element("#referrers li"))
+                        try await browser.text("#referrers li")
                             == "3 rows of notes through folder_id")
                 }
                 try await browser.quit()

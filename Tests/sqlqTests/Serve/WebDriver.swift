@@ -70,25 +70,50 @@
             get async throws { try #require(try await command("GET", "/session/\(session)/url") as? String) }
         }
 
-        /// The first element that `selector` (CSS) matches.
-        func element(_ selector: String) async throws -> String {
-            let found = try await command(
-                "POST", "/session/\(session)/element", ["using": "css selector", "value": selector])
-            return try #require((found as? [String: Any])?[Self.elementKey] as? String, "no element \(selector)")
+        /// Whether `selector` (CSS) matches an element.
+        func exists(_ selector: String) async throws -> Bool {
+            try await executeAsync("arguments[1](document.querySelector(arguments[0]) !== null)", [selector]) as? Bool
+                == true
         }
 
-        func click(_ element: String) async throws {
-            _ = try await command("POST", "/session/\(session)/element/\(element)/click", [:])
+        func click(_ selector: String) async throws {
+            try await onElement(selector) { element in
+                _ = try await self.command("POST", "/session/\(self.session)/element/\(element)/click", [:])
+            }
         }
 
-        func type(_ text: String, into element: String) async throws {
-            _ = try await command("POST", "/session/\(session)/element/\(element)/clear", [:])
-            _ = try await command("POST", "/session/\(session)/element/\(element)/value", ["text": text])
+        func type(_ text: String, into selector: String) async throws {
+            try await onElement(selector) { element in
+                _ = try await self.command("POST", "/session/\(self.session)/element/\(element)/clear", [:])
+                _ = try await self.command(
+                    "POST", "/session/\(self.session)/element/\(element)/value", ["text": text])
+            }
         }
 
-        /// The element's text as the page shows it.
-        func text(_ element: String) async throws -> String {
-            try #require(try await command("GET", "/session/\(session)/element/\(element)/text") as? String)
+        /// The text of the first element `selector` matches, as the page shows it.
+        func text(_ selector: String) async throws -> String {
+            try await onElement(selector) { element in
+                try #require(
+                    try await self.command("GET", "/session/\(self.session)/element/\(element)/text") as? String)
+            }
+        }
+
+        /// Finds the first element `selector` (CSS) matches and runs `body` on it. A live update
+        /// may replace the element between the two commands, which the driver reports as a stale
+        /// reference; the element is then found again, a few times at most.
+        private func onElement<T>(_ selector: String, _ body: (String) async throws -> T) async throws -> T {
+            var attempt = 1
+            while true {
+                let found = try await command(
+                    "POST", "/session/\(session)/element", ["using": "css selector", "value": selector])
+                let element = try #require(
+                    (found as? [String: Any])?[Self.elementKey] as? String, "no element \(selector)")
+                do {
+                    return try await body(element)
+                } catch let error as WebDriverError where error.error == "stale element reference" && attempt < 5 {
+                    attempt += 1
+                }
+            }
         }
 
         /// Runs `script` in the page: it calls its last argument with the result.
