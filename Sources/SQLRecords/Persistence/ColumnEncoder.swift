@@ -255,6 +255,7 @@ package struct ParameterBinder: Sendable {
     /// Binds `count` bytes as a blob, copied; the pointer may be nil when `count` is 0.
     @usableFromInline let blob: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int) -> Int32
 
+    @inlinable
     package init(
         int64: @convention(c) (OpaquePointer?, Int32, Int64) -> Int32,
         double: @convention(c) (OpaquePointer?, Int32, Double) -> Int32,

@@ -22,7 +22,8 @@ public final class Statement {
     let sqlUTF8: [UInt8]
     /// How many `?`, `?NNN`, `:name`, `@name` or `$name` parameters the statement takes.
     public let parameterCount: Int
-    // Unchecked: read for every row fetched, and one thread uses a statement at a time.
+    // Unchecked, these two: one thread uses a statement at a time, the count is read for every row
+    // fetched, and a checked access to the names would be paid on every run of a write.
     /// How many columns each row has.
     ///
     /// SQLite prepares a statement again by itself when the schema changed since it last ran,
@@ -30,7 +31,7 @@ public final class Statement {
     /// column count and names follow from the first step of that run on.
     @exclusivity(unchecked) public private(set) var columnCount: Int
     /// The names of the result columns, in order.
-    public private(set) var columnNames: [String]
+    @exclusivity(unchecked) public private(set) var columnNames: [String]
     /// Advances on every step, so a `BorrowedRow` that reads from this statement can tell whether it
     /// still points at its own row. Kept behind a pointer because it is read for every column
     /// decoded, and a class's stored `var` pays a dynamic exclusivity check on each access.
@@ -370,5 +371,6 @@ extension SQLiteError {
 }
 
 /// SQLite's `SQLITE_TRANSIENT`, a macro that Swift cannot import: it tells SQLite to copy the bytes.
-@usableFromInline
-let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// Computed, not stored: a global constant is read through a lazy initializer on each use.
+@inlinable
+var SQLITE_TRANSIENT: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }

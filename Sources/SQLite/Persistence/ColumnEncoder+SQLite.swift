@@ -5,22 +5,27 @@ import CSQLite
 extension ParameterBinder {
     /// SQLite's binding functions. Text and blobs are copied (`SQLITE_TRANSIENT`): the encoder's
     /// buffers do not outlive the call.
-    @usableFromInline static let sqlite = ParameterBinder(
-        // SQLite's own functions where their signatures fit: a closure would add a thunk per value.
-        int64: sqlite3_bind_int64,
-        double: sqlite3_bind_double,
-        null: sqlite3_bind_null,
-        text: { handle, index, bytes, count in
-            // SQLite binds a NULL pointer as NULL, and an empty buffer may have no address.
-            guard let bytes else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-            return sqlite3_bind_text64(
-                handle, index, bytes.assumingMemoryBound(to: CChar.self), UInt64(count), SQLITE_TRANSIENT,
-                UInt8(SQLITE_UTF8))
-        },
-        blob: { handle, index, bytes, count in
-            if count == 0 { return sqlite3_bind_zeroblob(handle, index, 0) }
-            return sqlite3_bind_blob64(handle, index, bytes, UInt64(count), SQLITE_TRANSIENT)
-        })
+    ///
+    /// Built where a record is bound rather than kept in a global: reading a global is a call the
+    /// optimizer cannot see into, across which the write's statement and layout stay retained.
+    @inlinable static var sqlite: ParameterBinder {
+        ParameterBinder(
+            // SQLite's own functions where their signatures fit: a closure would add a thunk per value.
+            int64: sqlite3_bind_int64,
+            double: sqlite3_bind_double,
+            null: sqlite3_bind_null,
+            text: { handle, index, bytes, count in
+                // SQLite binds a NULL pointer as NULL, and an empty buffer may have no address.
+                guard let bytes else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+                return sqlite3_bind_text64(
+                    handle, index, bytes.assumingMemoryBound(to: CChar.self), UInt64(count), SQLITE_TRANSIENT,
+                    UInt8(SQLITE_UTF8))
+            },
+            blob: { handle, index, bytes, count in
+                if count == 0 { return sqlite3_bind_zeroblob(handle, index, 0) }
+                return sqlite3_bind_blob64(handle, index, bytes, UInt64(count), SQLITE_TRANSIENT)
+            })
+    }
 }
 
 extension ColumnEncoder {
