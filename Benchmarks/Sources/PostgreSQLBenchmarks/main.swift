@@ -18,9 +18,12 @@ import Synchronization
 //   same thing written by hand with raw PostgresNIO (LiveBenchmarks.swift).
 // - 100 readers of the written table, 50 per instance: `SharedReader`s against polling every
 //   100 ms and every second.
+// - commit throughput of 8 writers and of 1, with and without the change triggers, through
+//   pgbench (CommitThroughput.swift).
 //
 // Usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N]
-//            [--poll-writes N] [--only fetch|latency|readers]
+//            [--poll-writes N] [--commit-rounds N] [--commit-seconds N]
+//            [--only fetch|latency|readers|commits]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
 // PostgreSQLBenchmarks --instance HOST PORT runs instance B.
 
@@ -64,7 +67,7 @@ guard arguments.count >= 3, let port = Int(arguments[2]) else {
         Data(
             """
             usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N] [--poll-writes N]
-                       [--only fetch|latency|readers]
+                       [--commit-rounds N] [--commit-seconds N] [--only fetch|latency|readers|commits]
 
             """.utf8))
     exit(2)
@@ -210,6 +213,10 @@ if measures("latency") || measures("readers") {
     }
     instance.close()
     await pollDB.close()
+}
+if measures("commits") {
+    try await measureCommitThroughput(
+        db, server, rounds: option("--commit-rounds", 2), seconds: option("--commit-seconds", 12))
 }
 let _: Void = try await raw.close()
 await db.close()
