@@ -3,27 +3,41 @@ import SQLCore
 import SQLRecords
 
 extension PostgreSQLDatabase {
-    /// The channel on which the triggers of ``changeNotificationSQL(on:)`` notify, with the
-    /// changed table's name as the payload.
+    /// The channel on which the triggers of ``changeNotificationSQL(on:schema:)`` notify, with
+    /// the changed table's schema and name as the payload (`"schema"."table"`, each part in
+    /// double quotes, its double quotes doubled), and those of ``schemaChangeNotificationSQL``
+    /// notify a schema change.
     public static let changeChannel = "live_query_changes"
 
     /// The trigger function every change trigger runs.
     static let changeFunction = "live_query_notify_change"
 
+    /// The event trigger function of schema changes, and its two event triggers.
+    static let schemaChangeFunction = "live_query_notify_schema_change"
+    static let schemaChangeTriggers = [
+        "live_query_schema_changes": "ddl_command_end", "live_query_schema_drops": "sql_drop",
+    ]
+
+    /// The payload of a schema change: never that of a table, which starts with a double quote.
+    static let schemaChangePayload = "schema"
+
     /// SQL that installs, idempotently, a trigger function and, on each of `tables`, one
     /// statement-level trigger (`AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE … FOR EACH
-    /// STATEMENT`) that runs `pg_notify(changeChannel, TG_TABLE_NAME)`.
+    /// STATEMENT`) that notifies ``changeChannel`` of the table's schema and name.
     ///
-    /// Names are those of tables in the current schema, quoted here (a name may hold any
+    /// Names are those of tables in `schema`, or when it is nil in the schema where the SQL runs
+    /// (the first of its `search_path` that exists); all are quoted here (a name may hold any
     /// character). Running the SQL again replaces the function and triggers with the same ones.
-    /// Paste it into a migration file, or run it with ``installChangeNotifications(on:)``.
+    /// Paste it into a migration file, or run it with ``installChangeNotifications(on:schema:)``.
     /// A statement that changes several rows notifies once, and PostgreSQL delivers identical
     /// notifications of one transaction once, at commit.
-    public static func changeNotificationSQL(on tables: [String]) -> String {
+    public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
+        let prefix = schema.map { quoted($0) + "." } ?? ""
         var sql = """
             CREATE OR REPLACE FUNCTION \(quoted(changeFunction))() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                PERFORM pg_notify(\(literal(changeChannel)), TG_TABLE_NAME);
+                PERFORM pg_notify(\(literal(changeChannel)),
+                    '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"');
                 RETURN NULL;
             END
             $$;
@@ -32,7 +46,7 @@ extension PostgreSQLDatabase {
         for table in tables {
             sql += """
                 CREATE OR REPLACE TRIGGER \(quoted(changeChannel))
-                    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(quoted(table))
+                    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(prefix)\(quoted(table))
                     FOR EACH STATEMENT EXECUTE FUNCTION \(quoted(changeFunction))();
 
                 """
@@ -40,41 +54,89 @@ extension PostgreSQLDatabase {
         return sql
     }
 
-    /// Installs the function and triggers of ``changeNotificationSQL(on:)`` on `tables`, in one
-    /// transaction. Installing them again is harmless.
+    /// SQL that installs, idempotently, two event triggers of the whole database (on
+    /// `ddl_command_end` and `sql_drop`) that notify ``changeChannel`` of any schema change:
+    /// every live value then learns again which tables its SQL reads, and refetches. Without
+    /// them, a view redefined over other tables, or a column added to a table that a `SELECT *`
+    /// reads, is seen only by a live value that refetches for another reason.
+    ///
+    /// Only a superuser may create event triggers: ``installChangeNotifications(on:schema:)``
+    /// runs this SQL when it connects as one, and otherwise leaves it out (see
+    /// ``followsSchemaChanges()``); a superuser may run it in a migration instead.
+    public static var schemaChangeNotificationSQL: String {
+        var sql = """
+            CREATE OR REPLACE FUNCTION \(quoted(schemaChangeFunction))() RETURNS event_trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify(\(literal(changeChannel)), \(literal(schemaChangePayload)));
+            END
+            $$;
+
+            """
+        // No `CREATE OR REPLACE EVENT TRIGGER`: an existing one is kept.
+        for (name, event) in schemaChangeTriggers.sorted(by: { $0.key < $1.key }) {
+            sql += """
+                DO $$
+                BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(literal(name))) THEN
+                        CREATE EVENT TRIGGER \(quoted(name)) ON \(event)
+                            EXECUTE FUNCTION \(quoted(schemaChangeFunction))();
+                    END IF;
+                END
+                $$;
+
+                """
+        }
+        return sql
+    }
+
+    /// Installs the function and triggers of ``changeNotificationSQL(on:schema:)`` on `tables`
+    /// of `schema` (nil: the current schema), and when this connection's role is a superuser
+    /// those of ``schemaChangeNotificationSQL``, in one transaction. Installing them again, or
+    /// from several processes at once, is harmless.
     ///
     /// Throws ``PostgreSQLError`` of kind ``PostgreSQLError/Kind/other`` naming the first of
-    /// `tables` that is not a table of the current schema, before changing anything.
-    public func installChangeNotifications(on tables: [String]) async throws {
+    /// `tables` that is not a table of the schema, before changing anything.
+    public func installChangeNotifications(on tables: [String], schema: String? = nil) async throws {
         try await transaction { tx in
             // Two processes replacing the function at once would fail with "tuple concurrently
             // updated": they take turns.
             try await tx.execute("SELECT 1 FROM pg_advisory_xact_lock(hashtext($1))", [.text(Self.changeChannel)])
+            let schemaArgument: DatabaseValue = schema.map { .text($0) } ?? .null
             for table in tables {
                 let found = try await tx.fetchOne(
                     """
                     SELECT count(*) AS n FROM pg_catalog.pg_class c
                     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                    WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')
+                    WHERE n.nspname = coalesce($2, current_schema()) AND c.relname = $1 AND c.relkind IN ('r', 'p')
                     """,
-                    [.text(table)])
+                    [.text(table), schemaArgument])
                 guard let found, try found["n"] as Int > 0 else {
-                    let schema: String = try await tx.fetchOne("SELECT current_schema() AS name")?["name"] ?? "?"
+                    var name = schema ?? "?"
+                    if schema == nil, let current = try await tx.fetchOne("SELECT current_schema() AS name") {
+                        name = try current["name"]
+                    }
                     throw PostgreSQLError(
                         kind: .other,
                         message:
                             "cannot install change notifications on table \(Self.quoted(table)): no such table in "
-                            + "schema \(Self.quoted(schema)); create it first")
+                            + "schema \(Self.quoted(name)); create it first")
                 }
             }
-            for statement in SQLScript.statements(Self.changeNotificationSQL(on: tables)) {
+            var sql = Self.changeNotificationSQL(on: tables, schema: schema)
+            let isSuperuser = try await tx.fetchOne(
+                "SELECT rolsuper AS yes FROM pg_catalog.pg_roles WHERE rolname = current_user")
+            if let isSuperuser, try isSuperuser["yes"] as Bool {
+                sql += Self.schemaChangeNotificationSQL
+            }
+            for statement in SQLScript.statements(sql) {
                 try await tx.execute(statement)
             }
         }
     }
 
     /// Installs change notifications on every table of the current schema (`current_schema()`),
-    /// as ``installChangeNotifications(on:)`` does. Tables created later need installing too.
+    /// as ``installChangeNotifications(on:schema:)`` does. Tables created later need installing
+    /// too.
     public func installChangeNotifications() async throws {
         let rows = try await fetchAll(
             """
@@ -86,9 +148,26 @@ extension PostgreSQLDatabase {
         try await installChangeNotifications(on: rows.map { try $0["name"] as String })
     }
 
+    /// True when the event triggers of ``schemaChangeNotificationSQL`` are installed and enabled
+    /// in this database: live values follow schema changes. False after an install by a role
+    /// that is not a superuser, which installs the table triggers only.
+    public func followsSchemaChanges() async throws -> Bool {
+        let names = Self.schemaChangeTriggers.keys.sorted().map(Self.literal).joined(separator: ", ")
+        let found = try await fetchOne(
+            "SELECT count(*) AS n FROM pg_catalog.pg_event_trigger WHERE evtname IN (\(names)) AND evtenabled <> 'D'")
+        guard let found else { return false }
+        return try found["n"] as Int == Self.schemaChangeTriggers.count
+    }
+
     /// `name` as a quoted identifier: in double quotes, its double quotes doubled.
     static func quoted(_ name: String) -> String {
         "\"" + String(name.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
+    }
+
+    /// How live values name a table: `schema.table`, both parts quoted, so that no two tables
+    /// share a name; the payload of its change notifications.
+    static func qualifiedName(schema: String, table: String) -> String {
+        quoted(schema) + "." + quoted(table)
     }
 
     /// `text` as a string literal: in single quotes, its single quotes doubled.

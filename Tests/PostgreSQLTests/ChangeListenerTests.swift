@@ -20,17 +20,17 @@ struct ChangeListenerTests {
 
             try await withWriter(db) { writer in
                 try await writer.execute("INSERT INTO items VALUES (1, 'milk'), (2, 'bread')")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
                 try await writer.execute("UPDATE items SET title = 'eggs' WHERE id = 1")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
                 try await writer.execute("DELETE FROM items WHERE id = 2")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
                 try await writer.execute("TRUNCATE items")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
                 // The untracked write comes first: were it notified, its event would too.
                 try await writer.execute("INSERT INTO untracked VALUES (1)")
                 try await writer.execute("INSERT INTO items VALUES (3, 'tea')")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
             }
         }
     }
@@ -52,8 +52,8 @@ struct ChangeListenerTests {
             try await withWriter(db) { writer in
                 try await writer.execute("INSERT INTO items VALUES (1), (2)")
                 try await writer.execute("INSERT INTO marker VALUES (1)")
-                #expect(try await events.next() == .changed(table: "items"))
-                #expect(try await events.next() == .changed(table: "marker"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "marker"))
             }
         }
     }
@@ -84,7 +84,7 @@ struct ChangeListenerTests {
             #expect(try await events.next() == .listening)
             try await withWriter(db) { writer in
                 try await writer.execute(#"INSERT INTO "odd""name; DROP TABLE items; --" VALUES (1)"#)
-                #expect(try await events.next() == .changed(table: name))
+                #expect(try await events.next() == .changed(schema: "public", table: name))
             }
             #expect(try await db.fetchAll("SELECT id FROM items").isEmpty)
             // The missing-table check binds the name too.
@@ -92,6 +92,56 @@ struct ChangeListenerTests {
                 try await db.installChangeNotifications(on: ["items' OR '1'='1"])
             }
             #expect(error?.kind == .other)
+        }
+    }
+
+    @Test func aTableIsNamedWithItsSchemaUnambiguously() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute(#"CREATE SCHEMA "a.b""#)
+            try await db.execute(#"CREATE SCHEMA a"#)
+            try await db.execute(#"CREATE TABLE "a.b".c(id INTEGER)"#)
+            try await db.execute(#"CREATE TABLE a."b.c"(id INTEGER)"#)
+            try await db.installChangeNotifications(on: ["c"], schema: "a.b")
+            try await db.installChangeNotifications(on: ["b.c"], schema: "a")
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+            try await withWriter(db) { writer in
+                try await writer.execute(#"INSERT INTO a."b.c" VALUES (1)"#)
+                #expect(try await events.next() == .changed(schema: "a", table: "b.c"))
+                try await writer.execute(#"INSERT INTO "a.b".c VALUES (1)"#)
+                #expect(try await events.next() == .changed(schema: "a.b", table: "c"))
+            }
+        }
+    }
+
+    @Test func aPayloadIsReadExactlyOrAsASchemaChange() {
+        #expect(ChangeListener.event(payload: #""a""b"."c.d""#) == .changed(schema: #"a"b"#, table: "c.d"))
+        #expect(
+            ChangeListener.event(payload: "\"e\u{301}\".\"\"\"\u{301}\"")
+                == .changed(schema: "e\u{301}", table: "\"\u{301}"))
+        // An older trigger's payload names no schema: anything may have changed.
+        for payload in ["items", "schema", #""a""#, #""a"."b"x"#, #""a"."#, #""a"b"#, ""] {
+            #expect(ChangeListener.event(payload: payload) == .schemaChanged, "\(payload)")
+        }
+    }
+
+    @Test func aSchemaChangeIsNotified() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            #expect(try await db.followsSchemaChanges())
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+            try await withWriter(db) { writer in
+                try await writer.execute("CREATE TABLE later(id INTEGER)")
+                #expect(try await events.next() == .schemaChanged)
+                try await writer.execute("DROP TABLE later")
+                #expect(try await events.next() == .schemaChanged)
+                try await writer.execute("INSERT INTO items VALUES (1)")
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
+            }
         }
     }
 
@@ -139,7 +189,7 @@ struct ChangeListenerTests {
 
             try await withWriter(db) { writer in
                 try await writer.execute("INSERT INTO items VALUES (1)")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
             }
         }
     }
@@ -175,7 +225,7 @@ struct ChangeListenerTests {
             let writer = try await PostgreSQLDatabase(configuration)
             do {
                 try await writer.execute("INSERT INTO items VALUES (1)")
-                #expect(try await events.next() == .changed(table: "items"))
+                #expect(try await events.next() == .changed(schema: "public", table: "items"))
                 await writer.close()
             } catch {
                 await writer.close()
@@ -215,7 +265,7 @@ struct ChangeListenerTests {
             first.cancel()
             try await withWriter(db) { writer in
                 try await writer.execute("INSERT INTO items VALUES (1)")
-                #expect(try await second.next() == .changed(table: "items"))
+                #expect(try await second.next() == .changed(schema: "public", table: "items"))
             }
             #expect(try await listeningBackends(db) == 1)
 

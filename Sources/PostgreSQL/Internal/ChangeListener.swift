@@ -5,13 +5,13 @@ import PostgresNIO
 /// process per server, database and user, shared by every subscriber.
 ///
 /// The first subscription starts a task that connects, runs `LISTEN`, delivers ``Event/listening``
-/// and then ``Event/changed(table:)`` for each notification. When the connection drops, it
-/// delivers ``Event/lost(_:)`` once and reconnects, waiting 20 ms, then twice as long after each
-/// failed attempt, up to 1 s; once listening again it delivers ``Event/listening``. Notifications
-/// sent while no connection listened are not delivered: treat `.listening` after `.lost` as
-/// "anything may have changed". Cancelling the last subscription stops the task, closes the
-/// connection, and removes the listener from the shared ones, so that the next subscriber starts
-/// afresh.
+/// and then ``Event/changed(schema:table:)`` or ``Event/schemaChanged`` for each notification.
+/// When the connection drops, it delivers ``Event/lost(_:)`` once and reconnects, waiting 20 ms,
+/// then twice as long after each failed attempt, up to 1 s; once listening again it delivers
+/// ``Event/listening``. Notifications sent while no connection listened are not delivered: treat
+/// `.listening` after `.lost` as "anything may have changed", schemas included. Cancelling the
+/// last subscription stops the task, closes the connection, and removes the listener from the
+/// shared ones, so that the next subscriber starts afresh.
 ///
 /// Each subscriber receives its events one at a time, in the order the listener produced them,
 /// never with a lock held; handlers run on the listener's task (or, for the first event of a new
@@ -21,8 +21,13 @@ final class ChangeListener: Sendable {
     enum Event: Sendable, Equatable {
         /// `LISTEN` is active: every change committed from now on is notified.
         case listening
-        /// A statement changed `table` (a name in the schema where its trigger was installed).
-        case changed(table: String)
+        /// A statement changed table `table` of schema `schema`.
+        case changed(schema: String, table: String)
+        /// A DDL statement committed (when the event triggers of
+        /// ``PostgreSQLDatabase/schemaChangeNotificationSQL`` are installed): any SQL may now
+        /// read other tables, and any value may have changed. A payload this version does not
+        /// know (a trigger of an older one, naming a table without its schema) means the same.
+        case schemaChanged
         /// The listening connection was lost (kind ``PostgreSQLError/Kind/connectionClosed``),
         /// or could not be made in the first place (kind
         /// ``PostgreSQLError/Kind/connectionFailed``); the listener keeps reconnecting, and
@@ -32,7 +37,9 @@ final class ChangeListener: Sendable {
         static func == (lhs: Event, rhs: Event) -> Bool {
             switch (lhs, rhs) {
             case (.listening, .listening): true
-            case (.changed(let left), .changed(let right)): left == right
+            case (.changed(let leftSchema, let left), .changed(let rightSchema, let right)):
+                leftSchema == rightSchema && left == right
+            case (.schemaChanged, .schemaChanged): true
             case (.lost(let left), .lost(let right)):
                 left.kind == right.kind && left.sqlState == right.sqlState && left.message == right.message
                     && left.detail == right.detail && left.hint == right.hint && left.sql == right.sql
@@ -151,7 +158,7 @@ final class ChangeListener: Sendable {
             switch event {
             case .listening: state.phase = .listening
             case .lost(let error): state.phase = .lost(error)
-            case .changed: break
+            case .changed, .schemaChanged: break
             }
             return state.subscribers.values.filter { $0.post(event) }
         }
@@ -180,7 +187,7 @@ final class ChangeListener: Sendable {
                             delay = .milliseconds(20)
                             broadcast(.listening, generation: generation)
                             for try await notification in notifications {
-                                broadcast(.changed(table: notification.payload), generation: generation)
+                                broadcast(Self.event(payload: notification.payload), generation: generation)
                             }
                         }
                     } onCancel: {
@@ -216,6 +223,35 @@ final class ChangeListener: Sendable {
             }
             delay = min(delay * 2, .seconds(1))
         }
+    }
+
+    /// The event of a notification's payload: `"schema"."table"` as the change triggers send it,
+    /// or anything else, which may be a schema change.
+    static func event(payload: String) -> Event {
+        // Scalar by scalar: a quote followed by a combining mark is one `Character`.
+        var rest = Substring(payload).unicodeScalars
+        /// The quoted identifier at the start of `rest`, which it drops.
+        func identifier() -> String? {
+            guard rest.first == "\"" else { return nil }
+            rest.removeFirst()
+            var name = String.UnicodeScalarView()
+            while let scalar = rest.first {
+                rest.removeFirst()
+                if scalar != "\"" {
+                    name.append(scalar)
+                } else if rest.first == "\"" {
+                    rest.removeFirst()
+                    name.append(scalar)
+                } else {
+                    return String(name)
+                }
+            }
+            return nil
+        }
+        guard let schema = identifier(), rest.first == "." else { return .schemaChanged }
+        rest.removeFirst()
+        guard let table = identifier(), rest.isEmpty else { return .schemaChanged }
+        return .changed(schema: schema, table: table)
     }
 
     /// Why the connection failed or was lost, in a few words: the server's message (such as

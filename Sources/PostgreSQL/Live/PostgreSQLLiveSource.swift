@@ -14,11 +14,13 @@ typealias PostgreSQLLiveEngine = LiveQueryEngine<PostgreSQLLiveSource>
 ///
 /// Changes arrive as notifications on the process's one listening connection to the server
 /// (``ChangeListener``), sent by the statement-level triggers that
-/// ``PostgreSQLDatabase/installChangeNotifications(on:)`` installs: each names a table that a
-/// statement of some instance of the service changed, once the transaction commits. Only the
-/// readers of that table refetch. When the listening connection is lost, every reader refetches
-/// (and fails, keeping its value and setting `loadError`, while the server is away); when it
-/// listens again, every reader refetches once more, so that nothing missed meanwhile stays stale.
+/// ``PostgreSQLDatabase/installChangeNotifications(on:schema:)`` installs: each names the schema
+/// and table that a statement of some instance of the service changed, once the transaction
+/// commits. Only the readers of that table refetch. A schema change (or a notification this
+/// version cannot read) makes every query learn its tables again and refetch. When the listening
+/// connection is lost, every reader refetches (and fails, keeping its value and setting
+/// `loadError`, while the server is away); when it listens again, every reader learns its tables
+/// again and refetches once more, so that nothing missed meanwhile stays stale.
 ///
 /// Rounds read on a connection of the source's own, opened on first use and again after it was
 /// lost. Each statement of a round reads the latest committed state: PostgreSQL's snapshot per
@@ -32,7 +34,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     private let session = Lock<Session?>(nil)
     /// The tables the engine's queries read, for filtering notifications.
     private let selection = Lock(TableSelection())
-    /// SQL → the tables it reads, learned from its plan once per SQL text.
+    /// SQL → the tables it reads, learned from its plan once per SQL text and schema change.
     private let planTables = PlanTables()
     /// Whether the listening connection listens now, and who waits until it does; for tests.
     private let listening = Lock<(isListening: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -90,11 +92,17 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     private func receive(_ event: ChangeListener.Event) {
         guard let engine = engine.withLock({ $0.engine }) else { return }
         switch event {
-        case .changed(let table):
-            let table = table.lowercased()
-            let selected = selection.withLock { $0.contains(table) }
-            if selected { engine.didCommit(DatabaseChanges(tables: [table: []])) }
+        case .changed(let schema, let table):
+            // Folded as `DatabaseRegion` folds the names it holds.
+            let name = PostgreSQLDatabase.qualifiedName(schema: schema, table: table).sqliteFolded
+            let selected = selection.withLock { $0.contains(name) }
+            if selected { engine.didCommit(DatabaseChanges(tables: [name: []])) }
+        case .schemaChanged:
+            planTables.forget()
+            engine.didChangeElsewhere()
         case .listening:
+            // A schema change may have gone unnoticed meanwhile too.
+            planTables.forget()
             engine.didChangeElsewhere()
             // After the refetch is scheduled, so that a waiter's next fetch comes after it.
             let waiters = listening.withLock { state in

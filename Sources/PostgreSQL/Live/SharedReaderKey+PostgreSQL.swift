@@ -6,7 +6,7 @@ import SQLCore
 import SQLRecords
 
 // Live values read from PostgreSQL: the same `SharedReader`s as on SQLite, kept current by the
-// notifications of `installChangeNotifications(on:)`'s triggers, whichever instance of the
+// notifications of `installChangeNotifications(on:schema:)`'s triggers, whichever instance of the
 // service commits.
 
 extension SharedReaderKey {
@@ -17,7 +17,9 @@ extension SharedReaderKey {
     /// @SharedReader(.fetch(OpenItems(), database: postgres)) var items: [Item]
     /// ```
     ///
-    /// It refetches when a transaction changes a table its query-builder requests read. A
+    /// It refetches when a transaction changes a table its query-builder requests read (the
+    /// table each names, or the tables of the view it names, as the `search_path` resolves it
+    /// until the schema changes), and after a schema change. A
     /// request whose `fetch` takes SQLite's `Database` does not compile here: it may run SQL
     /// that PostgreSQL does not.
     public static func fetch<Request: FetchKeyRequest>(
@@ -25,8 +27,7 @@ extension SharedReaderKey {
     ) -> Self where Value == Request.Value, Request.Connection == any SQLConnection {
         let id = QueryPath(elements: [QueryPath.Element(FetchKeyIdentity(request: request))])
         return postgreSQLKey(id, database) { connection in
-            let (value, tables) = try connection.recordingTables { try request.fetch(connection) }
-            return (value, DatabaseRegion(tables: tables))
+            try connection.recordingTables { try request.fetch(connection) }
         }
     }
 
@@ -38,8 +39,9 @@ extension SharedReaderKey {
     /// var items: [Item]
     /// ```
     ///
-    /// The tables it reads are taken from PostgreSQL's plan for it, once; a plan that calls a
-    /// function (which may read anything) makes every change refetch it.
+    /// The tables it reads (by schema and name) are taken from PostgreSQL's plan for it, once,
+    /// and again after a schema change; a plan that calls a function (which may read anything)
+    /// makes every change refetch it.
     public static func fetchAll<T: FetchableRow & Sendable>(
         _ sql: String, arguments: [DatabaseValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value == [T] {

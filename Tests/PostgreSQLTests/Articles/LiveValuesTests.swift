@@ -61,4 +61,15 @@ struct LiveValuesArticleTests {
         await other.close()
         await db.close()
     }
+
+    @Test func schemas() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE SCHEMA archive")
+            try await db.execute("CREATE TABLE archive.items(id INTEGER)")
+
+            try await db.installChangeNotifications(on: ["items"], schema: "archive")
+
+            #expect(try await db.followsSchemaChanges(), "the test server's role is a superuser")
+        }
+    }
 }
