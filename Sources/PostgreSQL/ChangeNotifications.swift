@@ -32,11 +32,11 @@ extension PostgreSQLDatabase {
     /// A statement that changes several rows notifies once, and PostgreSQL delivers identical
     /// notifications of one transaction once, at commit.
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
-        let prefix = schema.map { quoted($0) + "." } ?? ""
+        let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
         var sql = """
-            CREATE OR REPLACE FUNCTION \(quoted(changeFunction))() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(changeFunction))() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                PERFORM pg_notify(\(literal(changeChannel)),
+                PERFORM pg_notify(\(String.quotedLiteral(changeChannel)),
                     '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"');
                 RETURN NULL;
             END
@@ -45,9 +45,9 @@ extension PostgreSQLDatabase {
             """
         for table in tables {
             sql += """
-                CREATE OR REPLACE TRIGGER \(quoted(changeChannel))
-                    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(prefix)\(quoted(table))
-                    FOR EACH STATEMENT EXECUTE FUNCTION \(quoted(changeFunction))();
+                CREATE OR REPLACE TRIGGER \(String.quotedIdentifier(changeChannel))
+                    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(prefix)\(String.quotedIdentifier(table))
+                    FOR EACH STATEMENT EXECUTE FUNCTION \(String.quotedIdentifier(changeFunction))();
 
                 """
         }
@@ -65,9 +65,9 @@ extension PostgreSQLDatabase {
     /// ``followsSchemaChanges()``); a superuser may run it in a migration instead.
     public static var schemaChangeNotificationSQL: String {
         var sql = """
-            CREATE OR REPLACE FUNCTION \(quoted(schemaChangeFunction))() RETURNS event_trigger LANGUAGE plpgsql AS $$
+            CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(schemaChangeFunction))() RETURNS event_trigger LANGUAGE plpgsql AS $$
             BEGIN
-                PERFORM pg_notify(\(literal(changeChannel)), \(literal(schemaChangePayload)));
+                PERFORM pg_notify(\(String.quotedLiteral(changeChannel)), \(String.quotedLiteral(schemaChangePayload)));
             END
             $$;
 
@@ -77,9 +77,9 @@ extension PostgreSQLDatabase {
             sql += """
                 DO $$
                 BEGIN
-                    IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(literal(name))) THEN
-                        CREATE EVENT TRIGGER \(quoted(name)) ON \(event)
-                            EXECUTE FUNCTION \(quoted(schemaChangeFunction))();
+                    IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(String.quotedLiteral(name))) THEN
+                        CREATE EVENT TRIGGER \(String.quotedIdentifier(name)) ON \(event)
+                            EXECUTE FUNCTION \(String.quotedIdentifier(schemaChangeFunction))();
                     END IF;
                 END
                 $$;
@@ -118,8 +118,8 @@ extension PostgreSQLDatabase {
                     throw PostgreSQLError(
                         kind: .other,
                         message:
-                            "cannot install change notifications on table \(Self.quoted(table)): no such table in "
-                            + "schema \(Self.quoted(name)); create it first")
+                            "cannot install change notifications on table \(String.quotedIdentifier(table)): no such table in "
+                            + "schema \(String.quotedIdentifier(name)); create it first")
                 }
             }
             var sql = Self.changeNotificationSQL(on: tables, schema: schema)
@@ -152,26 +152,16 @@ extension PostgreSQLDatabase {
     /// in this database: live values follow schema changes. False after an install by a role
     /// that is not a superuser, which installs the table triggers only.
     public func followsSchemaChanges() async throws -> Bool {
-        let names = Self.schemaChangeTriggers.keys.sorted().map(Self.literal).joined(separator: ", ")
+        let names = Self.schemaChangeTriggers.keys.sorted().map(String.quotedLiteral).joined(separator: ", ")
         let found = try await fetchOne(
             "SELECT count(*) AS n FROM pg_catalog.pg_event_trigger WHERE evtname IN (\(names)) AND evtenabled <> 'D'")
         guard let found else { return false }
         return try found["n"] as Int == Self.schemaChangeTriggers.count
     }
 
-    /// `name` as a quoted identifier: in double quotes, its double quotes doubled.
-    static func quoted(_ name: String) -> String {
-        "\"" + String(name.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
-    }
-
     /// How live values name a table: `schema.table`, both parts quoted, so that no two tables
     /// share a name; the payload of its change notifications.
     static func qualifiedName(schema: String, table: String) -> String {
-        quoted(schema) + "." + quoted(table)
-    }
-
-    /// `text` as a string literal: in single quotes, its single quotes doubled.
-    private static func literal(_ text: String) -> String {
-        "'" + String(text.flatMap { $0 == "'" ? ["'", "'"] : [$0] }) + "'"
+        String.quotedIdentifier(schema) + "." + String.quotedIdentifier(table)
     }
 }

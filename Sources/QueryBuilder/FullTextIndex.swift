@@ -59,8 +59,8 @@ public struct FullTextIndex: Hashable, Sendable {
         }
         let insert = "INSERT INTO \(index)(rowid, \(list)) VALUES (\(values("new")));"
         let delete = "INSERT INTO \(index)(\(index), rowid, \(list)) VALUES ('delete', \(values("old")));"
-        var options = "content=\(Self.literal(table)), content_rowid=\(Self.literal(contentRowID))"
-        if let tokenize { options += ", tokenize=\(Self.literal(tokenize))" }
+        var options = "content=\(String.quotedLiteral(table)), content_rowid=\(String.quotedLiteral(contentRowID))"
+        if let tokenize { options += ", tokenize=\(String.quotedLiteral(tokenize))" }
         return """
             CREATE VIRTUAL TABLE \(index) USING fts5(\(list), \(options));
             CREATE TRIGGER \(String.quotedIdentifier(name + "_ai")) AFTER INSERT ON \(content) BEGIN
@@ -82,11 +82,5 @@ public struct FullTextIndex: Hashable, Sendable {
     public var rebuildSQL: String {
         let index = String.quotedIdentifier(name)
         return "INSERT INTO \(index)(\(index)) VALUES ('rebuild');"
-    }
-
-    /// `text` as an SQL string literal, for the options of `CREATE VIRTUAL TABLE`, which take
-    /// no bound values.
-    private static func literal(_ text: String) -> String {
-        "'" + text.replacing("'", with: "''") + "'"
     }
 }

@@ -78,9 +78,10 @@ public struct FTS5Pattern: Hashable, Sendable, CustomStringConvertible {
         return tokens
     }
 
-    /// `text` as an FTS5 string: in double quotes, with each double quote doubled.
+    /// `text` as an FTS5 string: in double quotes, with each double quote doubled, as SQL quotes
+    /// an identifier.
     package static func quoted(_ text: String) -> String {
-        "\"" + text.replacing("\"", with: "\"\"") + "\""
+        String.quotedIdentifier(text)
     }
 }
 
@@ -106,7 +107,7 @@ public struct FTS5PatternError: Error, Hashable, Sendable, CustomStringConvertib
     }
 
     public var description: String {
-        let quoted = "'" + pattern.replacing("'", with: "''") + "'"
+        let quoted = String.quotedLiteral(pattern)
         switch kind {
         case .noTokens:
             return "nothing to search for in \(quoted): type at least one letter or digit"

@@ -394,4 +394,21 @@ extension String {
         renderer.appendIdentifier(name)
         return renderer.sql
     }
+
+    /// `text` as an SQL string literal: `'text'`, with embedded single quotes doubled, for SQL
+    /// that takes no bound values (DDL, trigger bodies).
+    ///
+    /// Both quotings work on bytes: a quote followed by a combining mark is one `Character`, which
+    /// a replacement of characters would leave single.
+    package static func quotedLiteral(_ text: String) -> String {
+        let quote = UInt8(ascii: "'")
+        var bytes: [UInt8] = [quote]
+        bytes.reserveCapacity(text.utf8.count + 2)
+        for byte in text.utf8 {
+            bytes.append(byte)
+            if byte == quote { bytes.append(quote) }
+        }
+        bytes.append(quote)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

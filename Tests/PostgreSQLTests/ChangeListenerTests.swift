@@ -95,6 +95,28 @@ struct ChangeListenerTests {
         }
     }
 
+    /// A quote followed by a combining mark is one `Character`: quoting by characters left that
+    /// quote single, which ended the identifier early.
+    @Test func aQuoteFollowedByACombiningMarkIsDoubledToo() async throws {
+        let name = "odd\"\u{301}name; DROP TABLE items; --"
+        #expect(
+            PostgreSQLDatabase.changeNotificationSQL(on: [name]).contains(
+                "\"odd\"\"\u{301}name; DROP TABLE items; --\""))
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.execute("CREATE TABLE \"odd\"\"\u{301}name; DROP TABLE items; --\"(id INTEGER)")
+            try await db.installChangeNotifications(on: [name])
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+            try await withWriter(db) { writer in
+                try await writer.execute("INSERT INTO \"odd\"\"\u{301}name; DROP TABLE items; --\" VALUES (1)")
+                #expect(try await events.next() == .changed(schema: "public", table: name))
+            }
+            #expect(try await db.fetchAll("SELECT id FROM items").isEmpty)
+        }
+    }
+
     @Test func aTableIsNamedWithItsSchemaUnambiguously() async throws {
         try await TestServer.withDatabase { db in
             try await db.execute(#"CREATE SCHEMA "a.b""#)

@@ -52,7 +52,7 @@ final class PostgreSQLReadConnection: SQLConnection {
         let value = try body()
         var region = DatabaseRegion()
         for table in tables {
-            region = region.union(try self.region(of: "SELECT * FROM " + PostgreSQLDatabase.quoted(table.string), []))
+            region = region.union(try self.region(of: "SELECT * FROM " + String.quotedIdentifier(table.string), []))
         }
         return (value, region)
     }

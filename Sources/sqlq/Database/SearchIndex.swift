@@ -60,7 +60,13 @@ struct SearchIndex: Hashable {
                 default: "_-./:=@%+,".utf8.contains(byte)
                 }
             }
-        return safe ? word : "'" + word.replacing("'", with: #"'\''"#) + "'"
+        // By bytes: a quote followed by a combining mark is one `Character`.
+        return safe
+            ? word
+            : "'"
+                + String(
+                    decoding: word.utf8.flatMap { $0 == UInt8(ascii: "'") ? Array(#"'\''"#.utf8) : [$0] }, as: UTF8.self
+                ) + "'"
     }
 
     init(name: String, contentTable: String?, contentRowID: String) {

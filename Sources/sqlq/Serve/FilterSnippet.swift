@@ -9,7 +9,7 @@
         /// nil for a value the filter language cannot write (a blob, an infinity).
         static func equals(_ column: String, _ value: DatabaseValue) -> String? {
             let name = column.split(separator: ".", omittingEmptySubsequences: false).map { step in
-                "\"" + step.replacing("\"", with: "\"\"") + "\""
+                String.quotedIdentifier(String(step))
             }.joined(separator: ".")
             switch value {
             case .null: return name + " is null"

@@ -273,16 +273,19 @@
 
         /// The term of `sort=` for a column: quoted when its name holds what the option splits on.
         private static func sortTerm(_ column: String) -> String {
+            // Bytes, not characters: a quote or a comma followed by a combining mark is one
+            // `Character`, which the option's reader, reading scalars, still splits on.
             let plain =
-                !column.isEmpty && !column.contains(",") && !column.contains("\"") && !column.hasPrefix("-")
-                && !column.hasPrefix("+") && column.trimmingSpaces == column
-            return plain ? column : "\"" + column.replacing("\"", with: "\"\"") + "\""
+                !column.isEmpty && !column.utf8.contains(UInt8(ascii: ",")) && !column.utf8.contains(UInt8(ascii: "\""))
+                && column.utf8.first != UInt8(ascii: "-") && column.utf8.first != UInt8(ascii: "+")
+                && column.trimmingSpaces == column
+            return plain ? column : String.quotedIdentifier(column)
         }
 
         /// The term of `columns=` for a table's column: quoted when its name holds what the
         /// option splits or follows on.
         private static func columnTerm(_ column: String) -> String {
-            column.contains(".") ? "\"" + column.replacing("\"", with: "\"\"") + "\"" : sortTerm(column)
+            column.utf8.contains(UInt8(ascii: ".")) ? String.quotedIdentifier(column) : sortTerm(column)
         }
 
         /// A term's name: a quoted one without its quotes.

@@ -108,6 +108,21 @@ struct FullTextSearchTests {
         #expect(contentPages < 4 * indexPages, "\(contentPages) pages against \(indexPages) on the index")
     }
 
+    /// A quote followed by a combining mark is one `Character`: quoting by characters left that
+    /// quote single in the index's `content=` option, which then named no table.
+    @Test("An index of a table whose name holds a quote and a combining mark is made and searched")
+    func quoteAndCombiningMarkInATableName() throws {
+        let db = try Database()
+        let table = "notes'\u{301}x"
+        try db.execute("CREATE TABLE \(String.quotedIdentifier(table))(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        try db.execute("INSERT INTO \(String.quotedIdentifier(table))(body) VALUES ('a bird'), ('a cat')")
+        let index = FullTextIndex("notes_fts", table: table, columns: ["body"])
+        try db.create(index)
+        let found = try Table(table).filter(index.search(try FTS5Pattern(matching: "bird"))).select(Column("id"))
+            .fetchAll(db)
+        #expect(found.map { try! $0[0] as Int } == [1])
+    }
+
     @Test("snippet and highlight mark the matched terms")
     func snippetsAndHighlights() throws {
         let db = try makeDocsDatabase()
