@@ -194,6 +194,11 @@ struct TLSTests {
             #expect(try await Self.encrypted(required))
             await required.close()
 
+            // Encrypted, though the system's authorities do not know the server's certificate.
+            let preferred = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .prefer))
+            #expect(try await Self.encrypted(preferred))
+            await preferred.close()
+
             let disabled = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .disable))
             #expect(try await !Self.encrypted(disabled))
             await disabled.close()

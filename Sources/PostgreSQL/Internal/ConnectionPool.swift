@@ -100,24 +100,48 @@ final class ConnectionPool: Sendable {
     // MARK: Borrowing
 
     private func acquire(sql: String?) async throws -> PostgresConnection {
+        // Most borrowers find a free connection, or room for one, without waiting.
+        let ready = state.withLock { state in state.closed ? nil : take(&state) }
+        let grant = if let ready { ready } else { try await wait(sql: sql) }
+        switch grant {
+        case .connection(let connection):
+            if !connection.isClosed { return connection }
+            // Closed by the server while it was handed over: open another in its place.
+            state.withLock { state in
+                state.open[ObjectIdentifier(connection)] = nil
+                state.opening += 1
+            }
+            return try await open()
+        case .open:
+            return try await open()
+        }
+    }
+
+    /// A free connection still open, or room to open one, or nil when all are in use.
+    private func take(_ state: inout State) -> Grant? {
+        while let connection = state.idle.popLast() {
+            if !connection.isClosed { return .connection(connection) }
+            state.open[ObjectIdentifier(connection)] = nil
+        }
+        guard state.open.count + state.opening < configuration.maximumConnections else { return nil }
+        state.opening += 1
+        return .open
+    }
+
+    /// Waits for a connection, or room for one, at most `connectionWaitTimeout`.
+    private func wait(sql: String?) async throws -> Grant {
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
         }
-        let grant = try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
                 let now: Result<Grant, any Error>? = state.withLock { state in
                     if state.closed { return .failure(closedError(sql: sql)) }
                     // Cancelled before it could wait: the cancellation handler found no waiter.
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    while let connection = state.idle.popLast() {
-                        if !connection.isClosed { return .success(.connection(connection)) }
-                        state.open[ObjectIdentifier(connection)] = nil
-                    }
-                    if state.open.count + state.opening < configuration.maximumConnections {
-                        state.opening += 1
-                        return .success(.open)
-                    }
+                    // A connection may have come back since the first look.
+                    if let grant = take(&state) { return .success(grant) }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return nil
                 }
@@ -139,18 +163,6 @@ final class ConnectionPool: Sendable {
             }
         } onCancel: {
             stopWaiting(id, with: CancellationError())
-        }
-        switch grant {
-        case .connection(let connection):
-            if !connection.isClosed { return connection }
-            // Closed by the server while it was handed over: open another in its place.
-            state.withLock { state in
-                state.open[ObjectIdentifier(connection)] = nil
-                state.opening += 1
-            }
-            return try await open()
-        case .open:
-            return try await open()
         }
     }
 
