@@ -114,6 +114,32 @@ struct PoolTests {
         await db.close()
     }
 
+    @Test func aWaitingStatementStopsWaitingWhenItsTaskIsCancelled() async throws {
+        var configuration = try await TestServer.makeConfiguration()
+        configuration.maximumConnections = 1
+        configuration.connectionWaitTimeout = .seconds(60)
+        let db = try await PostgreSQLDatabase(configuration)
+        let (inside, insideContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            try await db.transaction { _ in
+                insideContinuation.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in inside { break }
+        let waiting = Task { try await db.execute("SELECT 1") }
+        try await Self.until("the statement waits") { db.pool.waiterCount == 1 }
+        let started = ContinuousClock.now
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        releaseContinuation.yield()
+        try await holder.value
+        #expect(try await db.fetchOne("SELECT 2") != nil)
+        await db.close()
+    }
+
     @Test func closeClosesEveryConnectionAndLaterStatementsThrow() async throws {
         var configuration = try await TestServer.makeConfiguration()
         configuration.maximumConnections = 4

@@ -97,6 +97,11 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// How many borrowers wait for a connection; for tests.
+    var waiterCount: Int {
+        state.withLock { $0.waiters.count }
+    }
+
     // MARK: Borrowing
 
     private func acquire(sql: String?) async throws -> PostgresConnection {
