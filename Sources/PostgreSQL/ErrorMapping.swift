@@ -8,7 +8,10 @@ extension PostgreSQLError {
     /// `ConstraintViolation` for the constraint failures that SQLite reports as such too.
     /// PostgresNIO's own description hides the server's fields (they may hold data), so they
     /// are read one by one.
-    static func mapping(_ error: any Error, sql: String?, server: String) -> any Error {
+    /// `tls` is the configuration's mode when connecting, to tell TLS failures apart.
+    static func mapping(
+        _ error: any Error, sql: String?, server: String, tls: PostgreSQLDatabase.Configuration.TLS? = nil
+    ) -> any Error {
         if error is PostgreSQLError || error is ConstraintViolation { return error }
         guard let error = error as? PSQLError else {
             return PostgreSQLError(kind: .other, message: String(describing: error), sql: sql)
@@ -23,19 +26,48 @@ extension PostgreSQLError {
                 failure, table: info?[.tableName], column: info?[.columnName],
                 constraint: info?[.constraintName]) ?? failure
         case .connectionError:
+            if let tlsFailure = tlsFailure(error.underlying, server: server, tls: tls) {
+                return PostgreSQLError(kind: .connectionFailed, message: tlsFailure, sql: sql)
+            }
             let cause = error.underlying.map { String(describing: $0) } ?? "no connection"
             return PostgreSQLError(
                 kind: .connectionFailed,
                 message: "\(cause) (at \(server)); check that the server runs and accepts connections there",
                 sql: sql)
-        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+        case .sslUnsupported:
             return PostgreSQLError(
-                kind: .connectionClosed, message: "\(error.code) (at \(server)); open the database again",
+                kind: .connectionFailed,
+                message:
+                    "the server at \(server) offers no TLS, and the configuration requires it (tls: \(tls.map { "\($0)" } ?? "require")); "
+                    + "turn ssl on in the server's configuration, or use tls: .prefer",
+                sql: sql)
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            if tls != nil, let tlsFailure = tlsFailure(error.underlying, server: server, tls: tls) {
+                return PostgreSQLError(kind: .connectionFailed, message: tlsFailure, sql: sql)
+            }
+            return PostgreSQLError(
+                kind: tls == nil ? .connectionClosed : .connectionFailed,
+                message: "\(error.code) (at \(server)); the next statement opens a new connection",
                 sql: sql)
         default:
             let cause = error.underlying.map { ": \($0)" } ?? ""
             return PostgreSQLError(kind: .other, message: "\(error.code)\(cause)", sql: sql)
         }
+    }
+
+    /// What a TLS failure while connecting means, or nil when `error` is none.
+    private static func tlsFailure(
+        _ error: (any Error)?, server: String, tls: PostgreSQLDatabase.Configuration.TLS?
+    ) -> String? {
+        guard let error else { return nil }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return "the server's TLS certificate at \(server) does not name that host (tls: .verifyFull): \(extra)"
+        }
+        if error is NIOSSLError || error is BoringSSLError {
+            let check = if case .verifyFull = tls { "; check verifyFull's caFile" } else { "" }
+            return "the server's TLS certificate at \(server) failed verification, or TLS failed: \(error)\(check)"
+        }
+        return nil
     }
 
     /// The constraint violation a server error reports (SQLSTATE 23505, 23502, 23503, 23514),

@@ -15,53 +15,51 @@ import SQLRecords
 /// await db.close()
 /// ```
 ///
-/// It holds one `PostgresConnection` of PostgresNIO, opened by the initializer, rather than a
-/// `PostgresClient` pool: the pool retries a refused connection in the background and lets
-/// queries wait for it without an error, where a connection fails at once with a
-/// ``PostgreSQLError`` that says why. Statements from any number of tasks share the connection,
-/// which sends them in turn; each ``transaction(_:)`` opens a connection of its own, so that
-/// other statements never land inside it. Call ``close()`` when done, to wait until the connection
-/// is closed; a database released without it closes in the background. After the server closes
-/// the connection, statements throw
-/// ``PostgreSQLError/Kind/connectionClosed``: open the database again.
+/// Statements run on a pool of connections: each borrows a free one for its run, and each
+/// ``transaction(_:)`` borrows one for its whole body, so that other statements never land
+/// inside it. The pool opens connections as they are needed, up to
+/// ``Configuration/maximumConnections`` (10 by default), and reuses them; beyond it, a statement
+/// waits for a free connection at most ``Configuration/connectionWaitTimeout`` (10 seconds by
+/// default), then throws ``PostgreSQLError/Kind/poolExhausted``.
+///
+/// A connection the server closed, on a restart or by `pg_terminate_backend`, is dropped: the
+/// statement that was running on it throws ``PostgreSQLError/Kind/connectionClosed``, and the
+/// next one opens a fresh connection, so the database works again by itself once the server
+/// is back. Opening a connection fails with ``PostgreSQLError/Kind/connectionFailed`` within
+/// ``Configuration/connectTimeout`` when the server refuses it or does not answer, with no
+/// retry in the background.
+///
+/// On a host address, TLS follows ``Configuration/tls``: `.prefer` by default, `.require` to
+/// insist on encryption, `.verifyFull` to also check the server's certificate and name. Unix
+/// sockets never use TLS.
+///
+/// Call ``close()`` when done, to wait until every connection is closed; a database released
+/// without it closes them in the background.
 public final class PostgreSQLDatabase: Sendable {
     /// Where this database connects, and as whom.
     public let configuration: Configuration
-    @_spi(Session) public let session: Session
+    let pool: ConnectionPool
 
-    /// Connects to the server. Throws ``PostgreSQLError`` of kind
-    /// ``PostgreSQLError/Kind/connectionFailed`` when nothing answers at the address or the
-    /// server refuses the login.
+    /// Opens the pool's first connection. Throws ``PostgreSQLError`` of kind
+    /// ``PostgreSQLError/Kind/connectionFailed`` when nothing answers at the address, the server
+    /// refuses the login, or TLS fails as ``Configuration/tls`` requires.
     public init(_ configuration: Configuration) async throws {
         self.configuration = configuration
-        session = try await Self.connect(configuration)
-    }
-
-    static func connect(_ configuration: Configuration) async throws -> Session {
-        let server = configuration.serverDescription
-        do {
-            let connection = try await PostgresConnection.connect(
-                configuration: configuration.connectionConfiguration(), id: 0, logger: Session.logger)
-            return Session(connection: connection, server: server)
-        } catch {
-            throw PostgreSQLError.mapping(error, sql: nil, server: server)
-        }
+        pool = try await ConnectionPool(configuration: configuration)
     }
 
     deinit {
-        let connection = session.connection
-        // The connection must outlive its closing: PostgresNIO checks that it was closed.
-        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        pool.closeInBackground()
     }
 
-    /// Closes the connection. Statements still running fail; later ones throw
-    /// ``PostgreSQLError/Kind/connectionClosed``.
+    /// Closes every connection and waits until they are closed. Statements still running fail;
+    /// later ones throw ``PostgreSQLError/Kind/connectionClosed``.
     public func close() async {
-        try? await session.connection.close()
+        await pool.close()
     }
 
-    /// Runs `body` in a transaction on a connection of its own: committed when `body` returns,
-    /// rolled back when it throws (the error is rethrown).
+    /// Runs `body` in a transaction on a connection it borrows from the pool for the whole
+    /// body: committed when `body` returns, rolled back when it throws (the error is rethrown).
     ///
     /// A statement that fails inside aborts the transaction even when `body` catches its error:
     /// PostgreSQL then rolls back at `COMMIT`, which throws ``PostgreSQLError`` of kind
@@ -70,14 +68,18 @@ public final class PostgreSQLDatabase: Sendable {
     public func transaction<Result: Sendable>(
         _ body: (PostgreSQLTransaction) async throws -> Result
     ) async throws -> Result {
-        let session = try await Self.connect(configuration)
-        do {
-            let result = try await Self.transaction(on: session, body)
-            try? await session.connection.close()
-            return result
-        } catch {
-            try? await session.connection.close()
-            throw error
+        try await pool.withConnection(sql: "BEGIN") { connection in
+            try await Self.transaction(
+                on: Session(connection: connection, server: configuration.serverDescription), body)
+        }
+    }
+
+    /// Runs `body` on a session over a connection borrowed for it.
+    @_spi(Session) public func withSession<T: Sendable>(
+        sql: String?, _ body: (Session) async throws -> T
+    ) async throws -> T {
+        try await pool.withConnection(sql: sql) { connection in
+            try await body(Session(connection: connection, server: configuration.serverDescription))
         }
     }
 
@@ -89,7 +91,12 @@ public final class PostgreSQLDatabase: Sendable {
         do {
             result = try await body(PostgreSQLTransaction(session: session))
         } catch {
-            _ = try? await session.run("ROLLBACK", [])
+            do {
+                _ = try await session.run("ROLLBACK", [])
+            } catch {
+                // A connection whose transaction may still be open must not go back to the pool.
+                try? await session.connection.close()
+            }
             // A primary key violation is told by a query the aborted transaction refused.
             throw await session.primaryKeyNamed(error)
         }

@@ -24,6 +24,11 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
         case connectionFailed
         /// The connection was closed, by the server or by ``PostgreSQLDatabase/close()``.
         case connectionClosed
+        /// Every connection of the pool stayed in use for longer than
+        /// ``PostgreSQLDatabase/Configuration/connectionWaitTimeout``: raise
+        /// ``PostgreSQLDatabase/Configuration/maximumConnections`` or the wait, or hold
+        /// connections for less time.
+        case poolExhausted
         /// A statement in a transaction failed and its error was caught, so PostgreSQL rolled the
         /// transaction back at `COMMIT`.
         case transactionAborted
@@ -69,6 +74,7 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
             case .server: "PostgreSQL error \(sqlState ?? "?"): \(message)"
             case .connectionFailed: "cannot connect to PostgreSQL: \(message)"
             case .connectionClosed: "the connection to PostgreSQL is closed: \(message)"
+            case .poolExhausted: "no free PostgreSQL connection: \(message)"
             case .transactionAborted, .unsupportedType, .other: "PostgreSQL: \(message)"
             }
         if let detail { text += "\n  detail: \(detail)" }

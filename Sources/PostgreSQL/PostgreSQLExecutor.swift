@@ -14,19 +14,20 @@ import SQLRecords
 /// }
 /// ```
 ///
-/// Only the two types of this module conform: the statements of both run on a connection they
-/// hold, through the methods written once below.
+/// Only the two types of this module conform: a database runs each statement on a connection
+/// borrowed from its pool, a transaction on its own, through the methods written once below.
 public protocol PostgreSQLExecutor: Sendable {
-    /// The connection the statements run on. Not part of the module's interface: clients run
+    /// Runs `body` on the connection the statements run on: the transaction's, or one the
+    /// database lends for the statement `sql`. Not part of the module's interface: clients run
     /// statements through the methods below.
-    @_spi(Session) var session: Session { get }
+    @_spi(Session) func withSession<T: Sendable>(sql: String?, _ body: (Session) async throws -> T) async throws -> T
 }
 
 extension PostgreSQLExecutor {
     /// Every row of `sql`, with `arguments` bound to `$1, $2…`, owned, its values mapped onto
     /// SQLite's (<doc:PostgreSQL#Values>).
     public func fetchAll(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> [Row] {
-        try await session.run(sql, arguments).rows
+        try await withSession(sql: sql) { try await $0.run(sql, arguments).rows }
     }
 
     /// The first row of `sql`, or nil when there is none.
@@ -37,7 +38,7 @@ extension PostgreSQLExecutor {
     /// Runs one statement and returns the number of rows it inserted, updated or deleted.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Int {
-        try await session.run(sql, arguments).count
+        try await withSession(sql: sql) { try await $0.run(sql, arguments).count }
     }
 }
 

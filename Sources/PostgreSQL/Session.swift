@@ -80,7 +80,8 @@ import SQLRecords
         // PostgresNIO leaves a query on a closed connection waiting forever.
         if connection.isClosed {
             throw PostgreSQLError(
-                kind: .connectionClosed, message: "the connection to \(server) is closed; open the database again",
+                kind: .connectionClosed,
+                message: "the connection to \(server) was closed, by the server or the network",
                 sql: sql)
         }
         // The column names once, shared by every row.

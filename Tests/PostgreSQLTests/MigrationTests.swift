@@ -80,6 +80,31 @@ struct MigrationTests {
         }
     }
 
+    @Test func statusTellsAppliedPendingEditedAndUnknownAsOnSQLite() async throws {
+        let folder = try MigrationFolder([
+            "0001_lists.sql": "CREATE TABLE lists(id BIGINT PRIMARY KEY);",
+            "0002_items.sql": "CREATE TABLE items(id BIGINT PRIMARY KEY);",
+            "0003_gone.sql": "CREATE TABLE gone(id BIGINT PRIMARY KEY);",
+        ])
+        try await TestServer.withDatabase { (db: PostgreSQLDatabase) async throws in
+            #expect(try await folder.migrator().status(db).map(\.state) == [.pending, .pending, .pending])
+            try await folder.migrator().migrate(db)
+            try folder.write("0002_items.sql", "CREATE TABLE items(id BIGINT PRIMARY KEY, title TEXT);")
+            try FileManager.default.removeItem(atPath: folder.path + "/0003_gone.sql")
+            try folder.write("0004_new.sql", "CREATE TABLE new(id BIGINT PRIMARY KEY);")
+            let status = try await folder.migrator().status(db)
+            let applied = try await folder.migrator().appliedMigrations(db)
+            let dates = Dictionary(uniqueKeysWithValues: applied.map { ($0.identifier, $0.appliedAt) })
+            #expect(status.map(\.identifier) == ["0001_lists", "0002_items", "0004_new", "0003_gone"])
+            #expect(
+                status.map(\.state) == [
+                    .applied(try #require(dates["0001_lists"])),
+                    .changedSinceApplied(try #require(dates["0002_items"])),
+                    .pending, .unknown(try #require(dates["0003_gone"])),
+                ])
+        }
+    }
+
     @Test func aFailingMigrationLeavesNoTrace() async throws {
         let folder = try MigrationFolder([
             "0001_lists.sql": "CREATE TABLE lists(id BIGINT PRIMARY KEY);",

@@ -115,13 +115,14 @@ extension PostgreSQLDatabase {
         try await read { try request.fetch($0) }
     }
 
-    /// Runs `body` on this database's connection, on a thread of its own: the connection's
-    /// statements wait for the server there, never on the caller's.
+    /// Runs `body` on a connection borrowed from the pool, on a thread of its own: the
+    /// connection's statements wait for the server there, never on the caller's.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgreSQLReadConnection) throws -> T) async throws -> T {
-        let session = session
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try body(PostgreSQLReadConnection(session: session)) })
+        try await withSession(sql: nil) { session in
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { try body(PostgreSQLReadConnection(session: session)) })
+                }
             }
         }
     }

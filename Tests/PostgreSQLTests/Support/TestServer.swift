@@ -91,24 +91,36 @@ enum TestServer {
 }
 
 /// One PostgreSQL cluster in a temporary folder of its own (its data, its log and its socket),
-/// listening on no TCP address. ``TestServer`` runs one, shared by the tests; a test that stops
-/// or restarts a server runs one of its own with ``with(_:)``, which deletes it afterwards. Every
-/// cluster still running when the process exits is stopped and deleted then.
+/// listening on a unix socket, and on TCP 127.0.0.1 too when asked. ``TestServer`` runs one,
+/// shared by the tests; a test that stops or restarts a server runs one of its own with
+/// ``with(tcp:ssl:_:)``, which deletes it afterwards. Every cluster still running when the
+/// process exits is stopped and deleted then.
 final class TestCluster: Sendable {
     let binaries: String
     /// The folder holding the data folder, the log and the socket.
     let directory: String
-    /// The socket's name is all the port is, since the server listens on no TCP address.
+    /// The socket's name, and the TCP port on 127.0.0.1 when the cluster listens on TCP.
     let port: Int
+    /// Whether the server listens on TCP 127.0.0.1 too.
+    let tcp: Bool
+    /// Whether the server offers TLS, with a certificate for "localhost" signed by a throwaway
+    /// certificate authority, ``caFile``.
+    let ssl: Bool
 
-    /// Creates the cluster's files (initdb); it does not run until ``start()``.
-    init() throws {
+    /// The throwaway certificate authority's certificate, PEM, when ``ssl`` is on.
+    var caFile: String { "\(directory)/ca.crt" }
+
+    /// Creates the cluster's files (initdb, and the certificates with `ssl`); it does not run
+    /// until ``start()``. With `tcp`, it listens on a free private port of 127.0.0.1 too.
+    init(tcp: Bool = false, ssl: Bool = false) throws {
         guard let binaries = TestServer.binaries else {
             throw TestServerError("PostgreSQL's server binaries were not found")
         }
         self.binaries = binaries
+        self.tcp = tcp
+        self.ssl = ssl
         directory = NSTemporaryDirectory() + "pg-" + UUID().uuidString.prefix(8)
-        port = 40_000 + Int(getpid() % 20_000)
+        port = tcp ? try TCPPort.free() : 40_000 + Int(getpid() % 20_000)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         Self.live.withLock { $0[directory] = binaries }
         _ = Self.exitHandler
@@ -120,6 +132,7 @@ final class TestCluster: Sendable {
                     "--locale=C",
                 ],
                 limit: 120)
+            if ssl { try makeCertificates() }
         } catch {
             shutdown()
             throw error
@@ -128,8 +141,10 @@ final class TestCluster: Sendable {
 
     /// Runs `body` with a new cluster, started, then stops and deletes it, whether `body`
     /// returns or throws.
-    static func with<Result>(_ body: (TestCluster) async throws -> Result) async throws -> Result {
-        let cluster = try TestCluster()
+    static func with<Result>(
+        tcp: Bool = false, ssl: Bool = false, _ body: (TestCluster) async throws -> Result
+    ) async throws -> Result {
+        let cluster = try TestCluster(tcp: tcp, ssl: ssl)
         do {
             try cluster.start()
             let result = try await body(cluster)
@@ -147,7 +162,12 @@ final class TestCluster: Sendable {
             [
                 "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
                 // Tests run in parallel, each with its databases, readers and listener.
-                "-o", "-k \(directory) -c listen_addresses='' -c max_connections=400 -p \(port)", "-w", "-t", "60",
+                "-o",
+                "-k \(directory) -c listen_addresses='\(tcp ? "127.0.0.1" : "")' -c max_connections=400 -p \(port)"
+                    + (ssl
+                        ? " -c ssl=on -c ssl_cert_file=\(directory)/server.crt -c ssl_key_file=\(directory)/server.key"
+                        : ""),
+                "-w", "-t", "60",
                 "start",
             ],
             limit: 90)
@@ -173,6 +193,38 @@ final class TestCluster: Sendable {
 
     func configuration(database: String) -> PostgreSQLDatabase.Configuration {
         .init(address: .unixSocket(directory: directory, port: port), user: "postgres", database: database)
+    }
+
+    /// A configuration for `database` over TCP, at `host` (127.0.0.1 or localhost).
+    func tcpConfiguration(
+        database: String, host: String = "127.0.0.1", tls: PostgreSQLDatabase.Configuration.TLS
+    ) -> PostgreSQLDatabase.Configuration {
+        .init(address: .host(host, port: port), user: "postgres", database: database, tls: tls)
+    }
+
+    /// A throwaway certificate authority, and a server certificate signed by it that names only
+    /// "localhost"; made by the `postgres` user, whose key file the server requires.
+    private func makeCertificates() throws {
+        let ext = "\(directory)/server.ext"
+        try "subjectAltName = DNS:localhost\n".write(toFile: ext, atomically: true, encoding: .utf8)
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try TestServer.run(
+            ["openssl", "req", "-x509"] + key
+                + ["-keyout", "\(directory)/ca.key", "-out", caFile, "-days", "2", "-subj", "/CN=Test CA"],
+            limit: 30)
+        try TestServer.run(
+            ["openssl", "req"] + key
+                + [
+                    "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
+                ],
+            limit: 30)
+        try TestServer.run(
+            [
+                "openssl", "x509", "-req", "-in", "\(directory)/server.csr", "-CA", caFile, "-CAkey",
+                "\(directory)/ca.key", "-CAcreateserial", "-out", "\(directory)/server.crt", "-days", "2",
+                "-extfile", ext,
+            ],
+            limit: 30)
     }
 
     /// The configuration of a new, empty database, for one test.
@@ -214,4 +266,52 @@ final class TestCluster: Sendable {
 struct TestServerError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// TCP ports of 127.0.0.1 for the tests.
+enum TCPPort {
+    /// A port nothing listens on now: the kernel's pick for a socket bound and closed at once.
+    static func free() throws -> Int {
+        let listener = try TCPListener()
+        defer { listener.close() }
+        return listener.port
+    }
+}
+
+/// A TCP socket on 127.0.0.1 that listens and never accepts nor answers: the kernel completes
+/// connections to it, which then hear nothing, like a server that hangs.
+final class TCPListener: Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw TestServerError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(descriptor)
+            throw TestServerError("cannot listen on 127.0.0.1: \(reason)")
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
 }

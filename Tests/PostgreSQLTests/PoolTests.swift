@@ -1,0 +1,276 @@
+import Foundation
+import Testing
+
+@testable import PostgreSQL
+
+/// The database's connection pool: bounded, reused by transactions, and healed after the server
+/// closed its connections.
+@Suite(.postgreSQLInstalled, .timeLimit(.minutes(2)))
+struct PoolTests {
+    /// Polls `condition` until it holds, for at most `limit`.
+    static func until(
+        _ what: String, limit: Duration = .seconds(20), _ condition: () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw TestServerError("timed out waiting until \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func sequentialTransactionsReuseConnections() async throws {
+        let configuration = try await TestServer.makeConfiguration()
+        let db = try await PostgreSQLDatabase(configuration)
+        var pids: Set<Int> = []
+        for _ in 0..<20 {
+            let pid: Int = try await db.transaction { tx in
+                try #require(try await tx.fetchOne("SELECT pg_backend_pid()"))[0]
+            }
+            pids.insert(pid)
+        }
+        #expect(pids.count <= 10, "20 transactions used \(pids.count) connections")
+        await db.close()
+    }
+
+    @Test func theDatabaseWorksAgainAfterAServerRestart() async throws {
+        try await TestCluster.with { cluster in
+            let db = try await PostgreSQLDatabase(try await cluster.makeConfiguration())
+            try await db.execute("CREATE TABLE notes(body TEXT)")
+            try await db.execute("INSERT INTO notes VALUES ('before')")
+            try cluster.stop()
+            try cluster.startAgain()
+            try await db.execute("INSERT INTO notes VALUES ('after')")
+            try await db.transaction { tx in try await tx.execute("INSERT INTO notes VALUES ('in a transaction')") }
+            let rows = try await db.fetchAll("SELECT body FROM notes ORDER BY body")
+            #expect(try rows.map { try $0["body"] as String } == ["after", "before", "in a transaction"])
+            await db.close()
+        }
+    }
+
+    @Test func theDatabaseWorksAgainAfterItsBackendWasTerminated() async throws {
+        let configuration = try await TestServer.makeConfiguration()
+        let db = try await PostgreSQLDatabase(configuration)
+        let pid: Int = try #require(try await db.fetchOne("SELECT pg_backend_pid()"))[0]
+        let admin = try await PostgreSQLDatabase(configuration)
+        try await admin.execute("SELECT pg_terminate_backend($1)", [.integer(Int64(pid))])
+        try await Self.until("the backend has exited") {
+            try await admin.fetchAll("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [.integer(Int64(pid))]).isEmpty
+        }
+        await admin.close()
+        let next: Int = try #require(try await db.fetchOne("SELECT pg_backend_pid()"))[0]
+        #expect(next != pid)
+        await db.close()
+    }
+
+    @Test func concurrentTransactionsBeyondThePoolSizeAllComplete() async throws {
+        var configuration = try await TestServer.makeConfiguration()
+        configuration.maximumConnections = 3
+        let db = try await PostgreSQLDatabase(configuration)
+        try await db.execute("CREATE TABLE counter(n INTEGER NOT NULL)")
+        try await db.execute("INSERT INTO counter VALUES (0)")
+        let pids = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    try await db.transaction { tx in
+                        try await tx.execute("UPDATE counter SET n = n + 1")
+                        // Holds the connection a while, so that the transactions overlap.
+                        try await tx.execute("SELECT pg_sleep(0.05)::text")
+                        return try #require(try await tx.fetchOne("SELECT pg_backend_pid()"))[0] as Int
+                    }
+                }
+            }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        #expect(pids.count <= 3, "12 transactions used \(pids.count) connections")
+        #expect(try #require(try await db.fetchOne("SELECT n FROM counter"))[0] as Int == 12)
+        await db.close()
+    }
+
+    @Test func aStatementWaitsAtMostTheWaitLimitForAFreeConnection() async throws {
+        var configuration = try await TestServer.makeConfiguration()
+        configuration.maximumConnections = 1
+        configuration.connectionWaitTimeout = .milliseconds(300)
+        let db = try await PostgreSQLDatabase(configuration)
+        let (inside, insideContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            try await db.transaction { tx in
+                try await tx.execute("SELECT 1")
+                insideContinuation.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in inside { break }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 2") }
+        #expect(error?.kind == .poolExhausted)
+        #expect(error?.message.contains("maximumConnections") == true, "\(String(describing: error))")
+        #expect(error?.sql == "SELECT 2")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        releaseContinuation.yield()
+        try await holder.value
+        // Free again: the next statement gets the connection.
+        #expect(try await db.fetchOne("SELECT 3") != nil)
+        await db.close()
+    }
+
+    @Test func aWaitingStatementStopsWaitingWhenItsTaskIsCancelled() async throws {
+        var configuration = try await TestServer.makeConfiguration()
+        configuration.maximumConnections = 1
+        configuration.connectionWaitTimeout = .seconds(60)
+        let db = try await PostgreSQLDatabase(configuration)
+        let (inside, insideContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            try await db.transaction { _ in
+                insideContinuation.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in inside { break }
+        let waiting = Task { try await db.execute("SELECT 1") }
+        try await Self.until("the statement waits") { db.pool.waiterCount == 1 }
+        let started = ContinuousClock.now
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        releaseContinuation.yield()
+        try await holder.value
+        #expect(try await db.fetchOne("SELECT 2") != nil)
+        await db.close()
+    }
+
+    @Test func closeClosesEveryConnectionAndLaterStatementsThrow() async throws {
+        var configuration = try await TestServer.makeConfiguration()
+        configuration.maximumConnections = 4
+        let db = try await PostgreSQLDatabase(configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { try await db.execute("SELECT pg_sleep(0.05)::text") } }
+            try await group.waitForAll()
+        }
+        let admin = try await PostgreSQLDatabase(configuration)
+        let count =
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        #expect(try #require(try await admin.fetchOne(count))[0] as Int > 1)
+        await db.close()
+        try await Self.until("the server saw every connection close") {
+            try #require(try await admin.fetchOne(count))[0] as Int == 0
+        }
+        await admin.close()
+        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 1") }
+        #expect(error?.kind == .connectionClosed)
+        #expect(error?.message.contains("close()") == true, "\(String(describing: error))")
+    }
+
+    @Test func whileTheServerIsDownStatementsFailFastThenWorkAgain() async throws {
+        try await TestCluster.with { cluster in
+            var configuration = try await cluster.makeConfiguration()
+            configuration.connectTimeout = .seconds(3)
+            let db = try await PostgreSQLDatabase(configuration)
+            try cluster.stop()
+            let started = ContinuousClock.now
+            let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 1") }
+            #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            try cluster.startAgain()
+            #expect(try await db.fetchOne("SELECT 1") != nil)
+            await db.close()
+        }
+    }
+
+    @Test func aPortWithNothingListeningFailsWithinTheConnectTimeout() async throws {
+        let port = try TCPPort.free()
+        let configuration = PostgreSQLDatabase.Configuration(
+            address: .host("127.0.0.1", port: port), user: "postgres", database: "postgres",
+            connectTimeout: .seconds(2))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
+        #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
+        #expect(error?.message.contains("127.0.0.1:\(port)") == true)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func aServerThatNeverAnswersFailsWithinTheConnectTimeout() async throws {
+        let listener = try TCPListener()
+        defer { listener.close() }
+        let configuration = PostgreSQLDatabase.Configuration(
+            address: .host("127.0.0.1", port: listener.port), user: "postgres", database: "postgres",
+            connectTimeout: .seconds(2), tls: .disable)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
+        #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .seconds(2) && elapsed < .seconds(4), "\(elapsed)")
+    }
+}
+
+/// TLS on TCP connections, against a server of its own with a throwaway certificate authority.
+@Suite(.postgreSQLInstalled, .timeLimit(.minutes(2)))
+struct TLSTests {
+    /// Whether the connection of `db` is encrypted, as the server sees it.
+    static func encrypted(_ db: PostgreSQLDatabase) async throws -> Bool {
+        try #require(try await db.fetchOne("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"))[0]
+    }
+
+    @Test func everyModeAgainstAServerWithTLS() async throws {
+        try await TestCluster.with(tcp: true, ssl: true) { cluster in
+            let name = try await cluster.makeConfiguration().database
+
+            let required = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .require))
+            #expect(try await Self.encrypted(required))
+            await required.close()
+
+            // Encrypted, though the system's authorities do not know the server's certificate.
+            let preferred = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .prefer))
+            #expect(try await Self.encrypted(preferred))
+            await preferred.close()
+
+            let disabled = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .disable))
+            #expect(try await !Self.encrypted(disabled))
+            await disabled.close()
+
+            let verified = try await PostgreSQLDatabase(
+                cluster.tcpConfiguration(database: name, host: "localhost", tls: .verifyFull(caFile: cluster.caFile)))
+            #expect(try await Self.encrypted(verified))
+            await verified.close()
+
+            // The system's authorities do not know the throwaway one.
+            let unknown = await #expect(throws: PostgreSQLError.self) {
+                _ = try await PostgreSQLDatabase(
+                    cluster.tcpConfiguration(database: name, host: "localhost", tls: .verifyFull()))
+            }
+            #expect(unknown?.kind == .connectionFailed)
+            #expect(unknown?.message.contains("certificate") == true, "\(String(describing: unknown))")
+
+            // The certificate names "localhost", not 127.0.0.1.
+            let wrongHost = await #expect(throws: PostgreSQLError.self) {
+                _ = try await PostgreSQLDatabase(
+                    cluster.tcpConfiguration(database: name, tls: .verifyFull(caFile: cluster.caFile)))
+            }
+            #expect(wrongHost?.kind == .connectionFailed)
+            #expect(wrongHost?.message.contains("does not name that host") == true, "\(String(describing: wrongHost))")
+
+            let missingFile = await #expect(throws: PostgreSQLError.self) {
+                _ = try await PostgreSQLDatabase(
+                    cluster.tcpConfiguration(
+                        database: name, host: "localhost", tls: .verifyFull(caFile: cluster.directory + "/none.pem")))
+            }
+            #expect(missingFile?.kind == .connectionFailed)
+            #expect(missingFile?.message.contains("none.pem") == true, "\(String(describing: missingFile))")
+        }
+    }
+
+    @Test func requireAgainstAServerWithoutTLSFails() async throws {
+        try await TestCluster.with(tcp: true) { cluster in
+            let name = try await cluster.makeConfiguration().database
+            let error = await #expect(throws: PostgreSQLError.self) {
+                _ = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .require))
+            }
+            #expect(error?.kind == .connectionFailed)
+            #expect(error?.message.contains("offers no TLS") == true, "\(String(describing: error))")
+            let preferred = try await PostgreSQLDatabase(cluster.tcpConfiguration(database: name, tls: .prefer))
+            #expect(try await !Self.encrypted(preferred))
+            await preferred.close()
+        }
+    }
+}
