@@ -79,7 +79,9 @@ public final class PostgreSQLDatabase: Sendable {
         sql: String?, _ body: (Session) async throws -> T
     ) async throws -> T {
         try await pool.withConnection(sql: sql) { connection in
-            try await body(Session(connection: connection, server: configuration.serverDescription))
+            var session = Session(connection: connection, server: configuration.serverDescription)
+            session.isLentForOneStatement = true
+            return try await body(session)
         }
     }
 

@@ -36,6 +36,10 @@ extension PostgreSQLExecutor {
     }
 
     /// Runs one statement and returns the number of rows it inserted, updated or deleted.
+    ///
+    /// On a ``PostgreSQLDatabase``, a statement that begins a transaction (`BEGIN`, `START
+    /// TRANSACTION`) throws ``PostgreSQLError``, and the transaction is rolled back: each
+    /// statement runs on a connection lent for it alone. Use ``PostgreSQLDatabase/transaction(_:)``.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Int {
         try await withSession(sql: sql) { try await $0.run(sql, arguments).count }

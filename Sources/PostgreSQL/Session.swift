@@ -15,6 +15,9 @@ import SQLRecords
     /// not end. One reference: as a tuple of its fields it made every fetch of many rows 6 %
     /// slower (measured with `run-postgres`).
     var migration: MigrationGuard? = nil
+    /// True when the connection is lent for this one statement by the database's pool, outside
+    /// any ``PostgreSQLDatabase/transaction(_:)``.
+    var isLentForOneStatement = false
 
     /// PostgresNIO logs each query at debug level; this module reports through its errors.
     static let logger: Logger = {
@@ -27,13 +30,31 @@ import SQLRecords
     /// its command, such as `INSERT`, or `ROLLBACK` for a `COMMIT` that rolled back.
     func run(_ sql: String, _ arguments: [DatabaseValue]) async throws -> (rows: [Row], count: Int, command: String) {
         let (future, rows) = try start(sql, arguments)
+        let metadata: PostgresQueryMetadata
         do {
-            let metadata = try await future.get()
-            let fetched = rows.withLock { $0.rows }
-            return (fetched, metadata.rows ?? fetched.count, metadata.command)
+            metadata = try await future.get()
         } catch {
             throw await primaryKeyNamed(PostgreSQLError.mapping(error, sql: sql, server: server))
         }
+        if isLentForOneStatement && (metadata.command == "BEGIN" || metadata.command == "START TRANSACTION") {
+            try await refuseTransaction(begunBy: sql)
+        }
+        let fetched = rows.withLock { $0.rows }
+        return (fetched, metadata.rows ?? fetched.count, metadata.command)
+    }
+
+    /// Ends the transaction that `sql` began on a connection lent for one statement, which
+    /// would otherwise go back to the pool inside it, and throws. Told by the command tag, so
+    /// that no spelling (a comment first, lower case) slips through.
+    private func refuseTransaction(begunBy sql: String) async throws -> Never {
+        _ = try? await connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: Self.logger).get()
+        throw PostgreSQLError(
+            kind: .other,
+            message:
+                "a transaction cannot begin with a statement of its own: each statement of a PostgreSQLDatabase "
+                + "runs on a connection its pool lends for that statement alone; run the statements in "
+                + "transaction(_:) instead",
+            sql: sql)
     }
 
     /// `error`, with a unique violation of a primary key reported as `.primaryKey`,

@@ -86,6 +86,26 @@ struct PoolTests {
         await db.close()
     }
 
+    /// A transaction begun by a statement of its own would stay open on a pooled connection
+    /// that later statements may or may not borrow: refused, and the connection left outside
+    /// any transaction.
+    @Test(arguments: ["BEGIN", "start transaction isolation level serializable", "/* first */ BEGIN"])
+    func aTransactionBegunOutsideTransactionIsRefused(statement: String) async throws {
+        var configuration = try await TestServer.makeConfiguration()
+        configuration.maximumConnections = 1
+        let db = try await PostgreSQLDatabase(configuration)
+        let other = try await PostgreSQLDatabase(configuration)
+        try await db.execute("CREATE TABLE items(id INTEGER)")
+        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute(statement) }
+        #expect(error?.message.contains("transaction(_:)") == true, "\(String(describing: error))")
+        #expect(error?.sql == statement)
+        // The one connection is outside any transaction: its insert is committed at once.
+        try await db.execute("INSERT INTO items VALUES (1)")
+        #expect(try await other.fetchAll("SELECT id FROM items").count == 1)
+        await other.close()
+        await db.close()
+    }
+
     @Test func aStatementWaitsAtMostTheWaitLimitForAFreeConnection() async throws {
         var configuration = try await TestServer.makeConfiguration()
         configuration.maximumConnections = 1
