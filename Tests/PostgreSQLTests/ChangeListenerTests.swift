@@ -232,7 +232,7 @@ struct ChangeListenerTests {
             defer { events.cancel() }
             #expect(try await events.next() == .listening)
 
-            try cluster.stop()
+            try await cluster.stop()
             let lost = try await events.next()
             guard case .lost(let error) = lost else {
                 Issue.record("expected .lost, got \(lost)")
@@ -240,7 +240,7 @@ struct ChangeListenerTests {
             }
             #expect(error.kind == .connectionClosed)
             #expect(error.message.contains("listening connection"))
-            try cluster.startAgain()
+            try await cluster.startAgain()
             // Failed attempts while the server was down reported nothing more.
             #expect(try await events.next() == .listening)
 
@@ -259,7 +259,7 @@ struct ChangeListenerTests {
     @Test func aListenerStartedWhileTheServerIsDownListensOnceItIsUp() async throws {
         try await TestCluster.with { cluster in
             let configuration = try await cluster.makeConfiguration()
-            try cluster.stop()
+            try await cluster.stop()
             let events = Subscriber(ChangeListener.shared(for: configuration))
             defer { events.cancel() }
             let lost = try await events.next()
@@ -268,7 +268,7 @@ struct ChangeListenerTests {
                 return
             }
             #expect(error.kind == .connectionFailed)
-            try cluster.startAgain()
+            try await cluster.startAgain()
             #expect(try await events.next() == .listening)
         }
     }

@@ -53,13 +53,13 @@ struct LiveRecoveryTests {
             try await Self.insert(3, configuration)
             try await value(of: $count) { $0 == 3 }
 
-            try cluster.stop()
+            try await cluster.stop()
             try await eventually($count) { $0.loadError != nil }
             let error = try #require($count.loadError as? PostgreSQLError)
             #expect([.connectionClosed, .connectionFailed, .server].contains(error.kind), "\(error)")
             #expect(count == 3, "the last good value stays while the server is away")
 
-            try cluster.startAgain()
+            try await cluster.startAgain()
             try await Self.insert(2, configuration)
             try await value(of: $count) { $0 == 5 }
             try await eventually($count) { $0.loadError == nil }

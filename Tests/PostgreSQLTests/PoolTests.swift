@@ -37,8 +37,8 @@ struct PoolTests {
             let db = try await PostgreSQLDatabase(try await cluster.makeConfiguration())
             try await db.execute("CREATE TABLE notes(body TEXT)")
             try await db.execute("INSERT INTO notes VALUES ('before')")
-            try cluster.stop()
-            try cluster.startAgain()
+            try await cluster.stop()
+            try await cluster.startAgain()
             try await db.execute("INSERT INTO notes VALUES ('after')")
             try await db.transaction { tx in try await tx.execute("INSERT INTO notes VALUES ('in a transaction')") }
             let rows = try await db.fetchAll("SELECT body FROM notes ORDER BY body")
@@ -187,12 +187,12 @@ struct PoolTests {
             var configuration = try await cluster.makeConfiguration()
             configuration.connectTimeout = .seconds(3)
             let db = try await PostgreSQLDatabase(configuration)
-            try cluster.stop()
+            try await cluster.stop()
             let started = ContinuousClock.now
             let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 1") }
             #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
             #expect(ContinuousClock.now - started < .seconds(5))
-            try cluster.startAgain()
+            try await cluster.startAgain()
             #expect(try await db.fetchOne("SELECT 1") != nil)
             await db.close()
         }

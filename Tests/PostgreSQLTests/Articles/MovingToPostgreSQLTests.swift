@@ -149,8 +149,8 @@ struct MovingToPostgreSQLTests {
                 "CREATE TABLE items(id BIGINT PRIMARY KEY, title TEXT NOT NULL, done BOOLEAN NOT NULL)")
             try await db.execute("INSERT INTO items VALUES (1, 'milk', FALSE)")
 
-            try cluster.stop()
-            try cluster.startAgain()
+            try await cluster.stop()
+            try await cluster.startAgain()
 
             try await db.transaction { tx in
                 try await tx.execute("UPDATE items SET title = $1 WHERE id = 1", ["oat milk"])

@@ -21,7 +21,7 @@ enum TestServer {
     /// The running shared server, or why it did not start.
     private static let server: Result<TestCluster, any Error> = Result {
         let cluster = try TestCluster()
-        try cluster.start()
+        try cluster.startNow()
         return cluster
     }
 
@@ -53,6 +53,16 @@ enum TestServer {
 
     static func configuration(database: String) throws -> PostgreSQLDatabase.Configuration {
         try server.get().configuration(database: database)
+    }
+
+    /// Runs `body` on a thread of its own and waits for it without holding a thread: a test that
+    /// blocks one of the few threads of Swift's concurrency pool (two on a two-core machine) for
+    /// the seconds a server takes to start or stop stalls every other test's tasks meanwhile,
+    /// and the time limits those tests check.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 
     /// Runs a command as the `postgres` user when this process is root (the server refuses to
@@ -144,20 +154,25 @@ final class TestCluster: Sendable {
     static func with<Result>(
         tcp: Bool = false, ssl: Bool = false, _ body: (TestCluster) async throws -> Result
     ) async throws -> Result {
-        let cluster = try TestCluster(tcp: tcp, ssl: ssl)
+        let cluster = try await TestServer.offPool { try TestCluster(tcp: tcp, ssl: ssl) }
         do {
-            try cluster.start()
+            try await cluster.start()
             let result = try await body(cluster)
-            cluster.shutdown()
+            try await TestServer.offPool { cluster.shutdown() }
             return result
         } catch {
-            cluster.shutdown()
+            try await TestServer.offPool { cluster.shutdown() }
             throw error
         }
     }
 
     /// Starts the server and waits until it accepts connections.
-    func start() throws {
+    func start() async throws {
+        try await TestServer.offPool { try self.startNow() }
+    }
+
+    /// ``start()``, blocking the calling thread.
+    fileprivate func startNow() throws {
         try TestServer.run(
             [
                 "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
@@ -175,14 +190,17 @@ final class TestCluster: Sendable {
 
     /// Stops the server (fast shutdown: connections are closed, as on a server restart) and waits
     /// until it has stopped.
-    func stop() throws {
-        try TestServer.run(
-            ["\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "fast", "-w", "-t", "60", "stop"], limit: 90)
+    func stop() async throws {
+        try await TestServer.offPool {
+            try TestServer.run(
+                ["\(self.binaries)/pg_ctl", "-D", "\(self.directory)/data", "-m", "fast", "-w", "-t", "60", "stop"],
+                limit: 90)
+        }
     }
 
     /// Starts the server again after ``stop()``.
-    func startAgain() throws {
-        try start()
+    func startAgain() async throws {
+        try await start()
     }
 
     /// Stops the server if it runs, and deletes the cluster's folder.
