@@ -20,10 +20,12 @@ import Synchronization
 //   100 ms and every second.
 // - commit throughput of 8 writers and of 1, with and without the change triggers, through
 //   pgbench (CommitThroughput.swift).
+// - pool: 8 tasks running short transactions, and point selects, through the database's pool
+//   of 8 connections against PostgresNIO's `PostgresClient` (PoolThroughput.swift).
 //
 // Usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N]
-//            [--poll-writes N] [--commit-rounds N] [--commit-seconds N]
-//            [--only fetch|latency|readers|commits]
+//            [--poll-writes N] [--commit-rounds N] [--commit-seconds N] [--pool-rounds N]
+//            [--pool-count N] [--only fetch|latency|readers|commits|pool]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
 // PostgreSQLBenchmarks --instance HOST PORT runs instance B.
 
@@ -67,7 +69,8 @@ guard arguments.count >= 3, let port = Int(arguments[2]) else {
         Data(
             """
             usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N] [--poll-writes N]
-                       [--commit-rounds N] [--commit-seconds N] [--only fetch|latency|readers|commits]
+                       [--commit-rounds N] [--commit-seconds N] [--pool-rounds N] [--pool-count N]
+                       [--only fetch|latency|readers|commits|pool]
 
             """.utf8))
     exit(2)
@@ -217,6 +220,9 @@ if measures("latency") || measures("readers") {
 if measures("commits") {
     try await measureCommitThroughput(
         db, server, rounds: option("--commit-rounds", 2), seconds: option("--commit-seconds", 12))
+}
+if measures("pool") {
+    try await measurePoolThroughput(server, rounds: option("--pool-rounds", 5), perTask: option("--pool-count", 500))
 }
 let _: Void = try await raw.close()
 await db.close()
