@@ -20,10 +20,12 @@ import Synchronization
 //   100 ms and every second.
 // - commit throughput of 8 writers and of 1, with and without the change triggers, through
 //   pgbench (CommitThroughput.swift).
+// - a refetch round of 50 distinct live queries, beside the same queries by hand with raw
+//   PostgresNIO (RoundBenchmarks.swift).
 //
 // Usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N]
-//            [--poll-writes N] [--commit-rounds N] [--commit-seconds N]
-//            [--only fetch|latency|readers|commits]
+//            [--poll-writes N] [--commit-rounds N] [--commit-seconds N] [--round-samples N]
+//            [--only fetch|latency|readers|commits|rounds]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
 // PostgreSQLBenchmarks --instance HOST PORT runs instance B.
 
@@ -67,7 +69,7 @@ guard arguments.count >= 3, let port = Int(arguments[2]) else {
         Data(
             """
             usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N] [--poll-writes N]
-                       [--commit-rounds N] [--commit-seconds N] [--only fetch|latency|readers|commits]
+                       [--commit-rounds N] [--commit-seconds N] [--only fetch|latency|readers|commits|rounds]
 
             """.utf8))
     exit(2)
@@ -213,6 +215,9 @@ if measures("latency") || measures("readers") {
     }
     instance.close()
     await pollDB.close()
+}
+if measures("rounds") {
+    try await measureRounds(db, server, samples: option("--round-samples", 100))
 }
 if measures("commits") {
     try await measureCommitThroughput(
