@@ -22,10 +22,12 @@ import Synchronization
 //   pgbench (CommitThroughput.swift).
 // - pool: 8 tasks running short transactions, and point selects, through the database's pool
 //   of 8 connections against PostgresNIO's `PostgresClient` (PoolThroughput.swift).
+// - a refetch round of 50 distinct live queries, beside the same queries by hand with raw
+//   PostgresNIO (RoundBenchmarks.swift).
 //
 // Usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N]
 //            [--poll-writes N] [--commit-rounds N] [--commit-seconds N] [--pool-rounds N]
-//            [--pool-count N] [--only fetch|latency|readers|commits|pool]
+//            [--pool-count N] [--round-samples N] [--only fetch|latency|readers|commits|pool|rounds]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
 // PostgreSQLBenchmarks --instance HOST PORT runs instance B.
 
@@ -70,7 +72,7 @@ guard arguments.count >= 3, let port = Int(arguments[2]) else {
             """
             usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N] [--poll-writes N]
                        [--commit-rounds N] [--commit-seconds N] [--pool-rounds N] [--pool-count N]
-                       [--only fetch|latency|readers|commits|pool]
+                       [--round-samples N] [--only fetch|latency|readers|commits|pool|rounds]
 
             """.utf8))
     exit(2)
@@ -216,6 +218,9 @@ if measures("latency") || measures("readers") {
     }
     instance.close()
     await pollDB.close()
+}
+if measures("rounds") {
+    try await measureRounds(db, server, samples: option("--round-samples", 100))
 }
 if measures("commits") {
     try await measureCommitThroughput(

@@ -26,7 +26,8 @@ import QueryCache
 /// the engine.
 ///
 /// Refetches run in rounds on a serial queue of the engine's: a round takes every query marked
-/// since the previous one and fetches them all in one read of the source, then hands each record
+/// since the previous one and fetches them all through the source (in one read, or on several
+/// connections at once, as the source chooses), then hands each record
 /// its result. A burst of commits thus costs at most one round in flight and one queued, each
 /// query is read once per round, and since rounds run one after another on newer and newer
 /// snapshots, a newer value is never overtaken by an older one.
@@ -214,7 +215,7 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
                 results = batch.map { _ in .failure(failure) }
             } else {
                 do {
-                    results = try source.read { connection in batch.map { $0.run(connection) } }
+                    results = try source.readEach(batch.count) { connection, index in batch[index].run(connection) }
                 } catch {
                     results = batch.map { _ in .failure(error) }
                 }
@@ -348,7 +349,7 @@ struct LiveQueryFetched: Sendable {
 }
 
 /// One query of a round: what to run, and who waits for its result.
-struct LiveQueryRoundEntry {
+struct LiveQueryRoundEntry: Sendable {
     let id: Int
     let record: LiveRecord
     let run: @Sendable (Any) -> LiveQueryFetched

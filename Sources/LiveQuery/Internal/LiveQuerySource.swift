@@ -28,6 +28,16 @@ package protocol LiveQuerySource: AnyObject, Sendable {
     /// older than the previous one's. A failure fails every query of the round with the error.
     func read<T>(_ body: (Connection) throws -> T) throws -> T
 
+    /// Runs `fetch(connection, index)` for each of a round's `count` queries, and returns their
+    /// results in order: what a round calls.
+    ///
+    /// By default one ``read(_:)``, the queries one after another. A source whose every statement
+    /// costs a round trip to a server may run them on several connections at once, as long as
+    /// each query reads a state no older than the previous round's. Called on the engine's queue
+    /// only, one round at a time. A failure fails every query of the round with the error; a
+    /// query's own failure is in its result.
+    func readEach<T: Sendable>(_ count: Int, _ fetch: @Sendable (Connection, Int) -> T) throws -> [T]
+
     /// The tables the engine's queries read are now `tables`: changes to any other table concern
     /// no query, and need not reach the engine. Called only when the selection changed.
     ///
@@ -44,4 +54,10 @@ package protocol LiveQuerySource: AnyObject, Sendable {
 
     /// Stops a watch: the last reader left, or two readers attaching at once both started one.
     func stopWatching(_ watch: Watch)
+}
+
+extension LiveQuerySource {
+    package func readEach<T: Sendable>(_ count: Int, _ fetch: @Sendable (Connection, Int) -> T) throws -> [T] {
+        try read { connection in (0..<count).map { fetch(connection, $0) } }
+    }
 }

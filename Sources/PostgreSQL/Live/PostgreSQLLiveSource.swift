@@ -22,16 +22,35 @@ typealias PostgreSQLLiveEngine = LiveQueryEngine<PostgreSQLLiveSource>
 /// `loadError`, while the server is away); when it listens again, every reader learns its tables
 /// again and refetches once more, so that nothing missed meanwhile stays stale.
 ///
-/// Rounds read on a connection of the source's own, opened on first use and again after it was
-/// lost. Each statement of a round reads the latest committed state: PostgreSQL's snapshot per
-/// statement, rather than one transaction, so that one failing query does not abort the others.
+/// Rounds read on connections of the source's own, opened on first use and again after they were
+/// lost: not the database's pool, whose connections serve the service's requests, and which a
+/// burst of refetches must neither wait for nor drain. Each statement of a round reads the latest
+/// committed state: PostgreSQL's snapshot per statement, rather than one transaction, so that one
+/// failing query does not abort the others.
+///
+/// PostgresNIO sends a connection's next statement only once the previous one's result has
+/// arrived, so a round of many queries on one connection costs as many round trips one after
+/// another. A round of more than ``queriesPerConnection`` queries is therefore spread over up to
+/// ``connectionLimit`` connections, each read on a thread of its own, taking the next query as it
+/// finishes one.
 final class PostgreSQLLiveSource: LiveQuerySource {
+    /// The most connections a round reads on at once.
+    static let connectionLimit = 4
+    /// A round takes one more connection for every this many queries: a connection beyond the
+    /// first costs a backend on the server and a thread hop, worth it only over a few round trips.
+    static let queriesPerConnection = 4
+    /// The `application_name` of the rounds' connections, as `pg_stat_activity` shows it.
+    static let applicationName = "live_query_rounds"
+
     let configuration: PostgreSQLDatabase.Configuration
     /// The engine reading from this source; weak, since the engine owns the source.
     fileprivate let engine = Lock(WeakEngine())
-    /// The connection rounds read on; nil until the first round, and after it was lost. Used on
-    /// the engine's queue only.
-    private let session = Lock<Session?>(nil)
+    /// The connections rounds read on, by slot; nil until a round needs it, and after it was lost.
+    /// Slot 0 is read on the engine's queue, each other slot on its queue in `queues`.
+    private let sessions = Lock<[Session?]>(Array(repeating: nil, count: connectionLimit))
+    /// Serial queues for the slots beyond the first: each blocks its thread waiting for the server,
+    /// which the threads of a queue of one's own may do.
+    private let queues = (1..<connectionLimit).map { DispatchQueue(label: "PostgreSQL.PostgreSQLLiveSource.read\($0)") }
     /// The tables the engine's queries read, for filtering notifications.
     private let selection = Lock(TableSelection())
     /// SQL → the tables it reads, learned from its plan once per SQL text and schema change.
@@ -47,17 +66,60 @@ final class PostgreSQLLiveSource: LiveQuerySource {
 
     func prepareRounds() {}
 
+    /// One read on the first connection; rounds go through `readEach(_:_:)`.
     func read<T>(_ body: (PostgreSQLReadConnection) throws -> T) throws -> T {
-        // A connection the server closed (restarted, or ended the backend) is replaced.
-        let open = session.withLock { $0 }.flatMap { $0.connection.isClosed ? nil : $0 }
-        let current = try open ?? connect()
-        do {
-            return try body(PostgreSQLReadConnection(session: current, planTables: planTables))
-        } catch {
-            // A connection that went away is replaced in the next round.
-            if current.connection.isClosed { session.withLock { $0 = nil } }
-            throw error
+        let current = try session(at: 0)
+        defer { dropIfClosed(current, at: 0) }
+        return try body(PostgreSQLReadConnection(session: current, planTables: planTables))
+    }
+
+    func readEach<T: Sendable>(_ count: Int, _ fetch: @Sendable (PostgreSQLReadConnection, Int) -> T) throws -> [T] {
+        // The first connection fails the round when it cannot open, as one connection did; a
+        // further one that cannot open leaves its share to the others.
+        let first = try session(at: 0)
+        var others: [(slot: Int, session: Session)] = []
+        let wanted = min(Self.connectionLimit, (count + Self.queriesPerConnection - 1) / Self.queriesPerConnection)
+        for slot in 1..<max(1, wanted) {
+            guard let opened = try? session(at: slot) else { break }
+            others.append((slot, opened))
         }
+        defer {
+            dropIfClosed(first, at: 0)
+            for (slot, session) in others { dropIfClosed(session, at: slot) }
+        }
+        guard !others.isEmpty else {
+            let connection = PostgreSQLReadConnection(session: first, planTables: planTables)
+            return (0..<count).map { fetch(connection, $0) }
+        }
+        let next = Lock(0)
+        let results = Lock([T?](repeating: nil, count: count))
+        let planTables = planTables
+        // Takes the round's next query until none is left. A connection of another slot that was
+        // lost stops taking them, leaving the rest to the first, whose own failures are the
+        // queries' errors.
+        @Sendable func work(_ session: Session, stopsWhenClosed: Bool) {
+            let connection = PostgreSQLReadConnection(session: session, planTables: planTables)
+            while !(stopsWhenClosed && session.connection.isClosed) {
+                let index = next.withLock { index in
+                    defer { index += 1 }
+                    return index
+                }
+                guard index < count else { return }
+                let result = fetch(connection, index)
+                results.withLock { $0[index] = result }
+            }
+        }
+        // The group's wait below outlives every use of `fetch`.
+        withoutActuallyEscaping(work) { work in
+            let group = DispatchGroup()
+            for (slot, session) in others {
+                queues[slot - 1].async(group: group) { work(session, true) }
+            }
+            work(first, false)
+            group.wait()
+        }
+        // Every index was taken by a worker that then stored its result.
+        return results.withLock { $0.map { $0! } }
     }
 
     func select(_ tables: TableSelection) {
@@ -74,19 +136,30 @@ final class PostgreSQLLiveSource: LiveQuerySource {
 
     // MARK: Internals
 
-    private func connect() throws -> Session {
+    /// The connection of `slot`, opened when there is none or the server closed it (restarted,
+    /// or ended the backend).
+    private func session(at slot: Int) throws -> Session {
+        if let open = sessions.withLock({ $0[slot] }), !open.connection.isClosed { return open }
         let server = configuration.serverDescription
         do {
+            var options = try configuration.connectionConfiguration()
+            options.options.additionalStartupParameters.append(("application_name", Self.applicationName))
             let opened = try PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(),
-                configuration: configuration.connectionConfiguration(), id: 0, logger: Session.logger
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: options, id: slot,
+                logger: Session.logger
             ).wait()
             let session = Session(connection: opened, server: server)
-            self.session.withLock { $0 = session }
+            sessions.withLock { $0[slot] = session }
             return session
         } catch {
             throw PostgreSQLError.mapping(error, sql: nil, server: server)
         }
+    }
+
+    /// Forgets a connection that went away, so that the next round opens another.
+    private func dropIfClosed(_ session: Session, at slot: Int) {
+        guard session.connection.isClosed else { return }
+        sessions.withLock { if $0[slot]?.connection === session.connection { $0[slot] = nil } }
     }
 
     private func receive(_ event: ChangeListener.Event) {
@@ -129,11 +202,12 @@ final class PostgreSQLLiveSource: LiveQuerySource {
         }
     }
 
-    /// Closes the rounds' connection; the engine is gone.
+    /// Closes the rounds' connections; the engine is gone.
     deinit {
-        guard let connection = session.withLock({ $0 })?.connection else { return }
-        // The connection must outlive its closing: PostgresNIO checks that it was closed.
-        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        for connection in sessions.withLock({ $0 }).compactMap({ $0?.connection }) {
+            // The connection must outlive its closing: PostgresNIO checks that it was closed.
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
     }
 }
 
