@@ -31,6 +31,8 @@ let package = Package(
             dependencies: [
                 .product(name: "PostgreSQL", package: "SharingSQLite"),
                 .product(name: "SQLite", package: "SharingSQLite"),
+                // `SharedReader` and its Observation, which the live measures watch.
+                .product(name: "SharingSQLite", package: "SharingSQLite"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

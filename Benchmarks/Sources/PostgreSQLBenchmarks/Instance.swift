@@ -17,6 +17,9 @@ import Synchronization
 //                        each holding V: "ready"
 //   target V             arms them for V: "armed", then "settled LATEST SUM" once all hold V
 //   usage                "usage CPU_NANOSECONDS QUERIES"
+//   inboxes FIRST COUNT  the inboxes of users FIRST ..< FIRST+COUNT, loaded: "ready"
+//   expect-inbox USER ID arms USER's inbox for message ID: "armed", then "seen TIME" once it
+//                        holds it
 //   stop                 drops the readers: "stopped"
 //
 // An armed wait that is not met within 10 s answers "timeout" instead.
@@ -66,6 +69,7 @@ func runInstance(server: Server) async throws {
     var counter: (reader: SharedReader<Int>, arrivals: Arrivals)?
     var floor: RawFloor?
     var readers: (any ReaderSet)?
+    var inboxes: Inboxes?
     let buckets = 50..<100
 
     while let line = readLine() {
@@ -98,11 +102,26 @@ func runInstance(server: Server) async throws {
         case "target":
             guard let readers else { throw BenchmarkError("target before readers") }
             arm(readers.arrivals, number) { latest, sum in "settled \(latest) \(sum)" }
+        case "inboxes":
+            let count = words.count > 2 ? Int(words[2]) ?? 0 : 0
+            guard number >= 0, count >= 0, number <= Int.max - count else {
+                throw BenchmarkError("no inboxes for \(line)")
+            }
+            inboxes = try await Inboxes(database: database, users: number..<(number + count))
+            send("ready")
+        case "expect-inbox":
+            let id = words.count > 2 ? Int(words[2]) ?? 0 : 0
+            guard let arrivals = inboxes?.arrivals(of: number) else {
+                throw BenchmarkError("expect-inbox for user \(number), whose inbox this instance does not hold")
+            }
+            arm(arrivals, id) { latest, _ in "seen \(latest)" }
         case "usage":
             send("usage \(cpuNanoseconds()) \(readers?.queries ?? 0)")
         case "stop":
             readers?.stop()
             readers = nil
+            inboxes?.stop()
+            inboxes = nil
             send("stopped")
         default:
             throw BenchmarkError("unknown command \(line)")

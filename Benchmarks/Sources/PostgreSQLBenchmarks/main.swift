@@ -13,6 +13,9 @@ import Synchronization
 //   `FetchableRow`; the package's SQL into owned `Row`s. In one process, rounds interleaved,
 //   medians.
 // - point_lookup: 2,000 queries of one row by primary key, one after another.
+// - readers × instances fan-out: 300 inboxes, 100 in each of 3 instances, and single-row inserts:
+//   the reader queries each insert makes the server run, and the time until its inbox holds it,
+//   beside a lone inbox (FanOutBenchmarks.swift).
 // - cross-instance latency: a commit by this process (instance A) until a `SharedReader` in
 //   another process (instance B, this program launched again) holds the new value, beside the
 //   same thing written by hand with raw PostgresNIO (LiveBenchmarks.swift).
@@ -27,9 +30,10 @@ import Synchronization
 //
 // Usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N]
 //            [--poll-writes N] [--commit-rounds N] [--commit-seconds N] [--pool-rounds N]
-//            [--pool-count N] [--round-samples N] [--only fetch|latency|readers|commits|pool|rounds]
+//            [--pool-count N] [--round-samples N] [--fanout-writes N]
+//            [--only fetch|latency|readers|commits|pool|rounds|fanout]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
-// PostgreSQLBenchmarks --instance HOST PORT runs instance B.
+// PostgreSQLBenchmarks --instance HOST PORT runs another instance (B).
 
 struct Item: FetchableRow {
     var id: Int64
@@ -72,7 +76,8 @@ guard arguments.count >= 3, let port = Int(arguments[2]) else {
             """
             usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N] [--poll-writes N]
                        [--commit-rounds N] [--commit-seconds N] [--pool-rounds N] [--pool-count N]
-                       [--round-samples N] [--only fetch|latency|readers|commits|pool|rounds]
+                       [--round-samples N] [--fanout-writes N]
+                       [--only fetch|latency|readers|commits|pool|rounds|fanout]
 
             """.utf8))
     exit(2)
@@ -200,6 +205,10 @@ if measures("fetch") {
     print("")
 }
 
+// Before the measures whose live values keep a listening connection of this process.
+if measures("fanout") {
+    try await measureFanOut(db, server, writes: option("--fanout-writes", 60), warmUp: 3)
+}
 if measures("latency") || measures("readers") {
     let instance = try Instance(server: server)
     let pollDB = try await PostgreSQLDatabase(server.packageConfiguration)
