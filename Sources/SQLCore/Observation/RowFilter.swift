@@ -16,6 +16,12 @@
 /// two columns compared, text compared under a collation other than `BINARY`, values of
 /// different storage classes where column affinity could convert one of them, and an old NULL
 /// in a column with a default (see `ColumnTraits.nullMayBeDefault`).
+///
+/// On PostgreSQL (``ColumnTraits/postgreSQL(type:collation:isDeterministic:)``), whose types are
+/// strict and whose collations are the operating system's or ICU's, it decides less: integer
+/// columns against bound integers, and text columns against bound text by their UTF-8 bytes, for
+/// equality under any deterministic collation and for order under "C" and "POSIX" only. Every
+/// other column, and every other bound value, is "may match".
 public struct RowFilter: Hashable, Sendable {
     /// The column affinities that decide how SQLite converts a bound value before comparing.
     package enum Affinity: Hashable, Sendable {
@@ -47,12 +53,48 @@ public struct RowFilter: Hashable, Sendable {
         /// added (`ALTER TABLE … ADD COLUMN … DEFAULT`), SQLite's pre-update hook reports NULL as
         /// the old value rather than the default, so an old NULL here is not known.
         package var nullMayBeDefault = false
+        /// Set for a PostgreSQL column: its comparisons follow PostgreSQL's rules, not affinity.
+        package var postgreSQL: PostgreSQLColumn?
 
         package init(affinity: Affinity, isBinary: Bool, nullMayBeDefault: Bool = false) {
             self.affinity = affinity
             self.isBinary = isBinary
             self.nullMayBeDefault = nullMayBeDefault
         }
+
+        /// A PostgreSQL column of `type` (`pg_type.typname`), under `collation` (`collname`, nil
+        /// for a type without one), which `isDeterministic` when `pg_collation.collisdeterministic`.
+        ///
+        /// A deterministic collation finds two texts equal only when their bytes are, so equality
+        /// is decided for any; order only under "C" and "POSIX", which order by bytes. `bpchar`
+        /// (blank-padded), `name`, numerics, floats (NaN equals NaN there), booleans and every other
+        /// type are never decided: the values a change carries for them are placeholders.
+        package static func postgreSQL(type: String, collation: String?, isDeterministic: Bool) -> ColumnTraits {
+            let column: PostgreSQLColumn
+            switch type {
+            case "int2", "int4", "int8":
+                column = .integer
+            case "text",
+                "varchar" where isDeterministic:
+                column = .text(isOrderedByBytes: collation == "C" || collation == "POSIX")
+            default:
+                column = .other
+            }
+            var traits = ColumnTraits(affinity: .blob, isBinary: false)
+            traits.postgreSQL = column
+            return traits
+        }
+    }
+
+    /// What a PostgreSQL column's values can be compared as, exactly as the server does.
+    package enum PostgreSQLColumn: Hashable, Sendable {
+        /// `int2`, `int4` or `int8`: compared with bound integers as integers.
+        case integer
+        /// `text` or `varchar` under a deterministic collation: equal exactly when their bytes
+        /// are; ordered by their bytes only when `isOrderedByBytes`.
+        case text(isOrderedByBytes: Bool)
+        /// Anything else: never decided.
+        case other
     }
 
     /// How the database stores text: `BINARY` compares the stored bytes, whose order differs
@@ -142,6 +184,12 @@ public struct RowFilter: Hashable, Sendable {
     /// that the evaluation then rejects).
     private func isIndexable(_ value: DatabaseValue, in column: Int) -> Bool {
         let traits = columns[column]
+        if let postgreSQL = traits.postgreSQL {
+            switch (postgreSQL, value) {
+            case (.integer, .integer), (.text, .text): return true
+            default: return false
+            }
+        }
         switch value {
         case .integer, .real: return traits.affinity != .text
         case .text: return (traits.affinity == .text || traits.affinity == .blob) && traits.isBinary
@@ -159,6 +207,7 @@ public struct RowFilter: Hashable, Sendable {
             return .unknown
         case .isNull(let column, let negated):
             if isOld && row[column].isNull && columns[column].nullMayBeDefault { return .unknown }
+            if columns[column].postgreSQL == .other { return .unknown }
             return row[column].isNull != negated ? .yes : .no
         case .comparison(let column, let op, let value):
             if isOld && row[column].isNull && columns[column].nullMayBeDefault { return .unknown }
@@ -200,7 +249,13 @@ public struct RowFilter: Hashable, Sendable {
         if stored.isNull || bound.isNull { return .null }
         // SQLite binds a NaN as NULL.
         if case .real(let double) = bound, double.isNaN { return .null }
-        guard let order = order(stored, bound, traits) else { return .unknown }
+        let order: Int?
+        if let postgreSQL = traits.postgreSQL {
+            order = Self.order(stored, op, bound, postgreSQL)
+        } else {
+            order = self.order(stored, bound, traits)
+        }
+        guard let order else { return .unknown }
         let result: Bool
         switch op {
         case .equal: result = order == 0
@@ -237,6 +292,22 @@ public struct RowFilter: Hashable, Sendable {
             }
         case (.blob(let a), .blob(let b)):
             return Self.bytes(a, b)
+        default:
+            return nil
+        }
+    }
+
+    /// The sign of `stored - bound` as PostgreSQL compares them with `op`, or nil when Swift
+    /// cannot tell: a column type or a bound value other than those it decides.
+    private static func order(
+        _ stored: DatabaseValue, _ op: Operator, _ bound: DatabaseValue, _ column: PostgreSQLColumn
+    ) -> Int? {
+        switch (column, stored, bound) {
+        case (.integer, .integer(let a), .integer(let b)):
+            return a < b ? -1 : a == b ? 0 : 1
+        case (.text(let isOrderedByBytes), .text(let a), .text(let b)):
+            guard isOrderedByBytes || op == .equal || op == .notEqual else { return nil }
+            return bytes(a.utf8, b.utf8)
         default:
             return nil
         }
