@@ -11,7 +11,8 @@ struct RowImagesTests {
     }
 
     @Test func aTriggerPayloadIsReadWithItsRows() {
-        let payload = #""public"."posts" {"n": [{"id": 9223372036854775807, "body": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "user_id": -7}], "o": []}"#
+        let payload =
+            #""public"."posts" {"n": [{"id": 9223372036854775807, "body": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "user_id": -7}], "o": []}"#
         let event = ChangeListener.event(payload: payload)
         let row = [
             column("id", .number("9223372036854775807")), column("body", .string("a\"\\/\u{8}\u{c}\n\r\té😀")),
@@ -40,7 +41,8 @@ struct RowImagesTests {
             #"{"o":[],"n":[{"a":1,"a":2}]}"#, #"{"o":[],"n":[{"a":01}]}"#, #"{"o":[],"n":[{"a":1.}]}"#,
             #"{"o":[],"n":[{"a":-}]}"#, #"{"o":[],"n":[{"a":+1}]}"#, #"{"o":[],"n":[{"a":1,}]}"#,
             #"{"o":[],"n":[1]}"#, #"{"o":[],"n":[{"a":"\u0000"}]}"#, #"{"o":[],"n":[{"a":"\ud800"}]}"#,
-            #"{"o":[],"n":[{"a":"\udc00"}]}"#, #"{"o":[],"n":[{"a":"\x"}]}"#, #"{"o":[],"n":[{"a":"tab"# + "\t" + #""}]}"#,
+            #"{"o":[],"n":[{"a":"\udc00"}]}"#, #"{"o":[],"n":[{"a":"\x"}]}"#,
+            #"{"o":[],"n":[{"a":"tab"# + "\t" + #""}]}"#,
             #"{"o":[],"n":[{"a":tru}]}"#, #"{"o":[],"n":[]} x"#, #"{"o":[],"n":[{"a":"#,
             #"{"o":[],"n":[{"a":"# + deep + "}]}", long,
         ]
@@ -51,7 +53,7 @@ struct RowImagesTests {
                     == .changed(schema: "public", table: "posts", rows: nil), "\(json.prefix(60))")
         }
         // Keys match by their bytes: these two differ only in Unicode normalization.
-        #expect(RowImages.parse(#"{"o":[],"n":[{"é":1,"é":2}]}"#.utf8[...]) != nil)
+        #expect(RowImages.parse("{\"o\":[],\"n\":[{\"\u{E9}\":1,\"e\u{301}\":2}]}".utf8[...]) != nil)
     }
 
     @Test func aRowFitsItsLayoutExactlyOrNotAtAll() {

@@ -69,7 +69,8 @@ func measureCommitThroughput(_ db: PostgreSQLDatabase, _ server: Server, rounds:
             try await db.installChangeNotifications(on: ["commit_bench"])
         } else {
             for event in ["insert", "update", "delete", "truncate"] {
-                try await db.execute("DROP TRIGGER IF EXISTS \(PostgreSQLDatabase.changeChannel)_\(event) ON commit_bench")
+                try await db.execute(
+                    "DROP TRIGGER IF EXISTS \(PostgreSQLDatabase.changeChannel)_\(event) ON commit_bench")
             }
         }
     }
