@@ -74,9 +74,8 @@ public struct RowFilter: Hashable, Sendable {
             switch type {
             case "int2", "int4", "int8":
                 column = .integer
-            case "text",
-                "varchar" where isDeterministic:
-                column = .text(isOrderedByBytes: collation == "C" || collation == "POSIX")
+            case "text", "varchar":
+                column = isDeterministic ? .text(isOrderedByBytes: collation == "C" || collation == "POSIX") : .other
             default:
                 column = .other
             }
@@ -246,6 +245,8 @@ public struct RowFilter: Hashable, Sendable {
     private func compare(_ stored: DatabaseValue, _ op: Operator, _ bound: DatabaseValue, _ traits: ColumnTraits)
         -> Truth
     {
+        // A value of a type never decided is a placeholder, NULL included.
+        if traits.postgreSQL == .other { return .unknown }
         if stored.isNull || bound.isNull { return .null }
         // SQLite binds a NaN as NULL.
         if case .real(let double) = bound, double.isNaN { return .null }
