@@ -87,7 +87,7 @@ final class PostgreSQLReadConnection: SQLConnection {
                 break
             }
             guard let node = RowFilterCompiler.compile(predicate, columnIndex: layout.index(of:)) else { return nil }
-            filters?.append(RowFilter(root: layout.deciding(node), columns: layout.traits, encoding: .utf8))
+            filters?.append(RowFilter(root: node, columns: layout.traits, encoding: .utf8))
         }
         return RowScope(columnCount: layout.names.count, readColumns: nil, filters: filters)
     }

@@ -22,10 +22,10 @@ struct TableLayout: Sendable {
     let qualifiedName: String
     /// The column names, in `attnum` order.
     let names: [String]
+    /// How each column's values are read from a notification.
     let kinds: [Kind]
+    /// How a filter compares each column's values, as PostgreSQL does or not at all.
     let traits: [RowFilter.ColumnTraits]
-    /// Whether a filter may decide on the column: its values are carried, and compared by bytes.
-    let isDecided: [Bool]
     /// Name (by its bytes) → position.
     let indexes: [ExactString: Int]
 
@@ -42,10 +42,6 @@ struct TableLayout: Sendable {
         traits = columns.map {
             .postgreSQL(type: $0.type, collation: $0.collation, isDeterministic: $0.isDeterministic)
         }
-        // A nondeterministic collation may find texts of other bytes equal.
-        isDecided = zip(kinds, columns).map { kind, column in
-            kind == .integer || (kind == .text && column.isDeterministic)
-        }
         var indexes: [ExactString: Int] = [:]
         for (index, name) in names.enumerated() { indexes[ExactString(name)] = index }
         self.indexes = indexes
@@ -54,21 +50,6 @@ struct TableLayout: Sendable {
     /// The position of column `name`, matched by its bytes as PostgreSQL matches quoted names.
     func index(of name: String) -> Int? {
         indexes[ExactString(name)]
-    }
-
-    /// `node`, its conditions on columns that are not decided made unknown: their values in a
-    /// change are placeholders (a NULL), which no condition may be tested on, `IS NULL` included.
-    func deciding(_ node: RowFilter.Node) -> RowFilter.Node {
-        func isDecided(_ column: Int) -> Bool { column < self.isDecided.count && self.isDecided[column] }
-        // As deep as the compiler allows, which bounds it.
-        switch node {
-        case .comparison(let column, _, _), .isNull(let column, _), .inList(let column, _):
-            return isDecided(column) ? node : .unknown
-        case .and(let nodes): return .and(nodes.map(deciding))
-        case .or(let nodes): return .or(nodes.map(deciding))
-        case .not(let node): return .not(deciding(node))
-        case .truth, .unknown: return node
-        }
     }
 
     /// The changes of `images` as rows of this layout; nil when any row does not fit it exactly
