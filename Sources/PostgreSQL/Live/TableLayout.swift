@@ -94,16 +94,17 @@ struct TableLayout: Sendable {
 
 extension PostgreSQLReadConnection {
     /// Reads the layout of `table` as a query on this connection names it (through the
-    /// `search_path`); nil unless it is an ordinary or partitioned table, the server's encoding
-    /// is UTF-8, and the event triggers of ``PostgreSQLDatabase/schemaChangeNotificationSQL``
-    /// are enabled: without them, a column whose type changed would go on being compared as
-    /// before.
+    /// `search_path`); nil unless it is an ordinary table without inheritance children (whose
+    /// rows a query on it reads too, notified as theirs), the server's encoding is UTF-8, and the
+    /// event triggers of ``PostgreSQLDatabase/schemaChangeNotificationSQL`` are enabled: without
+    /// them, a column whose type changed would go on being compared as before.
     func readLayout(of table: String) throws -> TableLayout? {
         let triggers = PostgreSQLDatabase.schemaChangeTriggers.keys.sorted().map(String.quotedLiteral)
             .joined(separator: ", ")
         let rows = try session.runBlocking(
             """
-            SELECT n.nspname::text, c.relname::text, c.relkind::text, current_setting('server_encoding'),
+            SELECT n.nspname::text, c.relname::text, (c.relkind = 'r' AND NOT c.relhassubclass)::int4,
+                current_setting('server_encoding'),
                 (SELECT count(*) FROM pg_catalog.pg_event_trigger WHERE evtname IN (\(triggers)) AND evtenabled <> 'D')::int8,
                 a.attname::text, t.typname::text, co.collname::text, co.collisdeterministic::int4
             FROM pg_catalog.pg_class c
@@ -116,7 +117,7 @@ extension PostgreSQLReadConnection {
             """, [.text(String.quotedIdentifier(table))])
         guard let first = rows.first,
             case .text(let schema) = first.value(at: 0), case .text(let name) = first.value(at: 1),
-            case .text(let kind) = first.value(at: 2), kind == "r" || kind == "p",
+            case .integer(1) = first.value(at: 2),
             case .text("UTF8") = first.value(at: 3),
             case .integer(let triggerCount) = first.value(at: 4),
             triggerCount == PostgreSQLDatabase.schemaChangeTriggers.count
