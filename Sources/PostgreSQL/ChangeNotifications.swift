@@ -3,14 +3,37 @@ import SQLCore
 import SQLRecords
 
 extension PostgreSQLDatabase {
-    /// The channel on which the triggers of ``changeNotificationSQL(on:schema:)`` notify, with
-    /// the changed table's schema and name as the payload (`"schema"."table"`, each part in
-    /// double quotes, its double quotes doubled), and those of ``schemaChangeNotificationSQL``
-    /// notify a schema change.
+    /// The channel on which the triggers of ``changeNotificationSQL(on:schema:)`` notify the
+    /// changes of a table, and those of ``schemaChangeNotificationSQL`` notify a schema change.
+    ///
+    /// A table's payload is its schema and name, `"schema"."table"` (each part in double quotes,
+    /// its double quotes doubled), optionally followed by a space and the statement's changed rows
+    /// as JSON: `{"o":[…],"n":[…]}`, the rows before (`o`) and after (`n`) the statement, each a
+    /// `to_jsonb` object keyed by column name. The rows come only when the statement changed at
+    /// most ``changeRowLimit`` rows and the whole payload fits in 7,999 bytes; a bare name means
+    /// that any row of the table may have changed.
     public static let changeChannel = "live_query_changes"
+
+    /// The most rows a statement may change for its notification to carry them.
+    public static let changeRowLimit = 100
 
     /// The trigger function every change trigger runs.
     static let changeFunction = "live_query_notify_change"
+
+    /// The change triggers of each table: PostgreSQL allows transition tables only on a trigger
+    /// of one event.
+    static let changeTriggers = [
+        (name: "live_query_changes_insert", event: "INSERT", referencing: " REFERENCING NEW TABLE AS live_query_new"),
+        (
+            name: "live_query_changes_update", event: "UPDATE",
+            referencing: " REFERENCING OLD TABLE AS live_query_old NEW TABLE AS live_query_new"
+        ),
+        (name: "live_query_changes_delete", event: "DELETE", referencing: " REFERENCING OLD TABLE AS live_query_old"),
+        (name: "live_query_changes_truncate", event: "TRUNCATE", referencing: ""),
+    ]
+
+    /// The one trigger of every event that earlier versions installed, named after the channel.
+    static let formerChangeTrigger = changeChannel
 
     /// The event trigger function of schema changes, and its two event triggers.
     static let schemaChangeFunction = "live_query_notify_schema_change"
@@ -21,35 +44,72 @@ extension PostgreSQLDatabase {
     /// The payload of a schema change: never that of a table, which starts with a double quote.
     static let schemaChangePayload = "schema"
 
-    /// SQL that installs, idempotently, a trigger function and, on each of `tables`, one
-    /// statement-level trigger (`AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE … FOR EACH
-    /// STATEMENT`) that notifies ``changeChannel`` of the table's schema and name.
+    /// SQL that installs, idempotently, a trigger function and, on each of `tables`, four
+    /// statement-level triggers (`AFTER INSERT`, `AFTER UPDATE`, `AFTER DELETE`, each with its
+    /// transition tables, and `AFTER TRUNCATE`) that notify ``changeChannel`` of the table's
+    /// schema and name, with the changed rows when they are few (see ``changeChannel``).
     ///
     /// Names are those of tables in `schema`, or when it is nil in the schema where the SQL runs
     /// (the first of its `search_path` that exists); all are quoted here (a name may hold any
-    /// character). Running the SQL again replaces the function and triggers with the same ones.
-    /// Paste it into a migration file, or run it with ``installChangeNotifications(on:schema:)``.
-    /// A statement that changes several rows notifies once, and PostgreSQL delivers identical
-    /// notifications of one transaction once, at commit.
+    /// character). Running the SQL again replaces the function and triggers with the same ones,
+    /// and drops the single trigger that earlier versions installed. Paste it into a migration
+    /// file, or run it with ``installChangeNotifications(on:schema:)``. A statement notifies once
+    /// per event (an upsert may notify its inserts and its updates), and PostgreSQL delivers
+    /// identical notifications of one transaction once, at commit.
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
         let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
+        // The rows are counted with a limit before any JSON is built, and each trigger is known by
+        // its name: an earlier version's trigger, which has no transition tables, still notifies.
+        let limit = String(changeRowLimit)
+        let rows = { (table: String) in
+            "coalesce((SELECT jsonb_agg(to_jsonb(r))::text FROM \(table) AS r), '[]')"
+        }
+        let count = { (table: String) in
+            "SELECT count(*) INTO changed FROM (SELECT FROM \(table) LIMIT \(limit) + 1) AS r"
+        }
         var sql = """
             CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(changeFunction))() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                payload text := '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"';
+                changed bigint;
+                images text;
             BEGIN
-                PERFORM pg_notify(\(String.quotedLiteral(changeChannel)),
-                    '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"');
+                IF TG_NAME = \(String.quotedLiteral(changeTriggers[0].name)) THEN
+                    \(count("live_query_new"));
+                    IF changed <= \(limit) THEN
+                        images := '{"o":[],"n":' || \(rows("live_query_new")) || '}';
+                    END IF;
+                ELSIF TG_NAME = \(String.quotedLiteral(changeTriggers[1].name)) THEN
+                    \(count("live_query_new"));
+                    IF changed <= \(limit) THEN
+                        images := '{"o":' || \(rows("live_query_old")) || ',"n":' || \(rows("live_query_new")) || '}';
+                    END IF;
+                ELSIF TG_NAME = \(String.quotedLiteral(changeTriggers[2].name)) THEN
+                    \(count("live_query_old"));
+                    IF changed <= \(limit) THEN
+                        images := '{"o":' || \(rows("live_query_old")) || ',"n":[]}';
+                    END IF;
+                END IF;
+                IF images IS NOT NULL AND octet_length(payload) + 1 + octet_length(images) <= 7999 THEN
+                    payload := payload || ' ' || images;
+                END IF;
+                PERFORM pg_notify(\(String.quotedLiteral(changeChannel)), payload);
                 RETURN NULL;
             END
             $$;
 
             """
         for table in tables {
-            sql += """
-                CREATE OR REPLACE TRIGGER \(String.quotedIdentifier(changeChannel))
-                    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(prefix)\(String.quotedIdentifier(table))
-                    FOR EACH STATEMENT EXECUTE FUNCTION \(String.quotedIdentifier(changeFunction))();
+            let target = prefix + String.quotedIdentifier(table)
+            for trigger in changeTriggers {
+                sql += """
+                    CREATE OR REPLACE TRIGGER \(String.quotedIdentifier(trigger.name))
+                        AFTER \(trigger.event) ON \(target)\(trigger.referencing)
+                        FOR EACH STATEMENT EXECUTE FUNCTION \(String.quotedIdentifier(changeFunction))();
 
-                """
+                    """
+            }
+            sql += "DROP TRIGGER IF EXISTS \(String.quotedIdentifier(formerChangeTrigger)) ON \(target);\n"
         }
         return sql
     }

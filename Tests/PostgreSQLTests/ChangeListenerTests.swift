@@ -44,7 +44,8 @@ struct ChangeListenerTests {
             try await db.installChangeNotifications()
             let triggers = try await db.fetchOne(
                 "SELECT count(*) AS n FROM pg_trigger WHERE tgrelid = 'items'::regclass AND NOT tgisinternal")
-            #expect(try triggers?["n"] == 1)
+            // One per event: insert, update, delete, truncate.
+            #expect(try triggers?["n"] == 4)
 
             let events = Subscriber(ChangeListener.shared(for: db.configuration))
             defer { events.cancel() }
@@ -54,6 +55,58 @@ struct ChangeListenerTests {
                 try await writer.execute("INSERT INTO marker VALUES (1)")
                 #expect(try await events.next() == .changed(schema: "public", table: "items"))
                 #expect(try await events.next() == .changed(schema: "public", table: "marker"))
+            }
+        }
+    }
+
+    @Test func installingOverTheFormerSingleTriggerReplacesItAndSendsRows() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT)")
+            try await db.execute("CREATE TABLE legacy(id INTEGER PRIMARY KEY)")
+            // What earlier versions installed: one trigger of every event, without transition tables.
+            try await db.execute(
+                """
+                CREATE FUNCTION live_query_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('live_query_changes',
+                        '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"');
+                    RETURN NULL;
+                END
+                $$
+                """)
+            for table in ["items", "legacy"] {
+                try await db.execute(
+                    """
+                    CREATE TRIGGER live_query_changes AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table)
+                    FOR EACH STATEMENT EXECUTE FUNCTION live_query_notify_change()
+                    """)
+            }
+            try await db.installChangeNotifications(on: ["items"])
+            let names = try await db.fetchAll(
+                """
+                SELECT tgname::text AS name FROM pg_trigger WHERE tgrelid = 'items'::regclass AND NOT tgisinternal
+                ORDER BY tgname
+                """
+            ).map { try $0["name"] as String }
+            #expect(names == ["delete", "insert", "truncate", "update"].map { "live_query_changes_\($0)" })
+
+            let events = Subscriber(ChangeListener.shared(for: db.configuration))
+            defer { events.cancel() }
+            #expect(try await events.next() == .listening)
+            try await withWriter(db) { writer in
+                // The former trigger, not yet replaced, runs the new function and still notifies.
+                try await writer.execute("INSERT INTO legacy VALUES (1)")
+                #expect(try await events.next(keepingRows: true) == .changed(schema: "public", table: "legacy"))
+                try await writer.execute("INSERT INTO items VALUES (1, 'milk')")
+                let row = [
+                    RowImages.Column(name: ExactString("id"), value: .number("1")),
+                    RowImages.Column(name: ExactString("title"), value: .string("milk")),
+                ]
+                #expect(
+                    try await events.next(keepingRows: true)
+                        == .changed(schema: "public", table: "items", rows: RowImages(old: [], new: [row])))
+                try await writer.execute("TRUNCATE items")
+                #expect(try await events.next(keepingRows: true) == .changed(schema: "public", table: "items"))
             }
         }
     }
@@ -349,8 +402,9 @@ private final class Subscriber {
         subscription = listener.subscribe { continuation.yield(.event($0)) }
     }
 
-    /// The next event, or a thrown error when none comes within `limit`.
-    func next(within limit: Duration = .seconds(10)) async throws -> ChangeListener.Event {
+    /// The next event, without the rows a change carries unless `keepingRows`, or a thrown error
+    /// when none comes within `limit`.
+    func next(within limit: Duration = .seconds(10), keepingRows: Bool = false) async throws -> ChangeListener.Event {
         waits += 1
         let wait = waits
         let continuation = continuation
@@ -361,6 +415,8 @@ private final class Subscriber {
         defer { timer.cancel() }
         while let item = await iterator.next() {
             switch item {
+            case .event(.changed(let schema, let table, _)) where !keepingRows:
+                return .changed(schema: schema, table: table)
             case .event(let event): return event
             case .timeout(wait): throw TestServerError("no event within \(limit)")
             case .timeout: continue

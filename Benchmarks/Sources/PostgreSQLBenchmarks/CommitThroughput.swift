@@ -68,7 +68,10 @@ func measureCommitThroughput(_ db: PostgreSQLDatabase, _ server: Server, rounds:
         if installed {
             try await db.installChangeNotifications(on: ["commit_bench"])
         } else {
-            try await db.execute("DROP TRIGGER IF EXISTS \(PostgreSQLDatabase.changeChannel) ON commit_bench")
+            for event in ["insert", "update", "delete", "truncate"] {
+                try await db.execute(
+                    "DROP TRIGGER IF EXISTS \(PostgreSQLDatabase.changeChannel)_\(event) ON commit_bench")
+            }
         }
     }
     let variants: [(clients: Int, triggers: Bool)] = [(8, false), (8, true), (1, false), (1, true)]

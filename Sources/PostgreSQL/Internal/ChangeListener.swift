@@ -5,7 +5,7 @@ import PostgresNIO
 /// process per server, database and user, shared by every subscriber.
 ///
 /// The first subscription starts a task that connects, runs `LISTEN`, delivers ``Event/listening``
-/// and then ``Event/changed(schema:table:)`` or ``Event/schemaChanged`` for each notification.
+/// and then ``Event/changed(schema:table:rows:)`` or ``Event/schemaChanged`` for each notification.
 /// When the connection drops, it delivers ``Event/lost(_:)`` once and reconnects, waiting 20 ms,
 /// then twice as long after each failed attempt, up to 1 s; once listening again it delivers
 /// ``Event/listening``. Notifications sent while no connection listened are not delivered: treat
@@ -21,8 +21,9 @@ final class ChangeListener: Sendable {
     enum Event: Sendable, Equatable {
         /// `LISTEN` is active: every change committed from now on is notified.
         case listening
-        /// A statement changed table `table` of schema `schema`.
-        case changed(schema: String, table: String)
+        /// A statement changed table `table` of schema `schema`: the rows of `rows` when the
+        /// notification carried them, any row when it is nil.
+        case changed(schema: String, table: String, rows: RowImages? = nil)
         /// A DDL statement committed (when the event triggers of
         /// ``PostgreSQLDatabase/schemaChangeNotificationSQL`` are installed): any SQL may now
         /// read other tables, and any value may have changed. A payload this version does not
@@ -37,8 +38,8 @@ final class ChangeListener: Sendable {
         static func == (lhs: Event, rhs: Event) -> Bool {
             switch (lhs, rhs) {
             case (.listening, .listening): true
-            case (.changed(let leftSchema, let left), .changed(let rightSchema, let right)):
-                leftSchema == rightSchema && left == right
+            case (.changed(let leftSchema, let left, let leftRows), .changed(let rightSchema, let right, let rightRows)):
+                leftSchema == rightSchema && left == right && leftRows == rightRows
             case (.schemaChanged, .schemaChanged): true
             case (.lost(let left), .lost(let right)):
                 left.kind == right.kind && left.sqlState == right.sqlState && left.message == right.message
@@ -226,7 +227,11 @@ final class ChangeListener: Sendable {
     }
 
     /// The event of a notification's payload: `"schema"."table"` as the change triggers send it,
-    /// or anything else, which may be a schema change.
+    /// optionally followed by a space and the changed rows as JSON (see
+    /// ``PostgreSQLDatabase/changeChannel``); or anything else, which may be a schema change.
+    ///
+    /// Any role may notify the channel: rows that cannot be read exactly make the change one of
+    /// the whole table.
     static func event(payload: String) -> Event {
         // Scalar by scalar: a quote followed by a combining mark is one `Character`.
         var rest = Substring(payload).unicodeScalars
@@ -250,8 +255,11 @@ final class ChangeListener: Sendable {
         }
         guard let schema = identifier(), rest.first == "." else { return .schemaChanged }
         rest.removeFirst()
-        guard let table = identifier(), rest.isEmpty else { return .schemaChanged }
-        return .changed(schema: schema, table: table)
+        guard let table = identifier() else { return .schemaChanged }
+        if rest.isEmpty { return .changed(schema: schema, table: table) }
+        guard rest.first == " " else { return .schemaChanged }
+        rest.removeFirst()
+        return .changed(schema: schema, table: table, rows: RowImages.parse(Substring(rest).utf8))
     }
 
     /// Why the connection failed or was lost, in a few words: the server's message (such as

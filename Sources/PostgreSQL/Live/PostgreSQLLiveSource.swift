@@ -16,8 +16,16 @@ typealias PostgreSQLLiveEngine = LiveQueryEngine<PostgreSQLLiveSource>
 /// (``ChangeListener``), sent by the statement-level triggers that
 /// ``PostgreSQLDatabase/installChangeNotifications(on:schema:)`` installs: each names the schema
 /// and table that a statement of some instance of the service changed, once the transaction
-/// commits. Only the readers of that table refetch. A schema change (or a notification this
-/// version cannot read) makes every query learn its tables again and refetch. When the listening
+/// commits, and when the statement changed few rows, carries them (see
+/// ``PostgreSQLDatabase/changeChannel``). Only the readers of that table refetch; and of the
+/// readers whose query-builder requests filter that one table (a ``RowScope``), only those whose
+/// filters may match a changed row, before or after, as PostgreSQL compares (integers, and text
+/// under a deterministic collation; anything else may match). The rows are read in the table's
+/// layout (its columns, their types and collations), learned once per table by the fetches and
+/// forgotten with the plans; rows that do not fit it exactly (the schema changed meanwhile, or
+/// the notification is not a trigger's) count as a change of the whole table. A schema change
+/// (or a notification this version cannot read) makes every query learn its tables again and
+/// refetch. When the listening
 /// connection is lost, every reader refetches (and fails, keeping its value and setting
 /// `loadError`, while the server is away); when it listens again, every reader learns its tables
 /// again and refetches once more, so that nothing missed meanwhile stays stale.
@@ -165,11 +173,22 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     private func receive(_ event: ChangeListener.Event) {
         guard let engine = engine.withLock({ $0.engine }) else { return }
         switch event {
-        case .changed(let schema, let table):
+        case .changed(let schema, let table, let rows):
+            let qualifiedName = PostgreSQLDatabase.qualifiedName(schema: schema, table: table)
             // Folded as `DatabaseRegion` folds the names it holds.
-            let name = PostgreSQLDatabase.qualifiedName(schema: schema, table: table).sqliteFolded
-            let selected = selection.withLock { $0.contains(name) }
-            if selected { engine.didCommit(DatabaseChanges(tables: [name: []])) }
+            let name = qualifiedName.sqliteFolded
+            let (selected, scoped) = selection.withLock { ($0.contains(name), $0.rowTables.contains(name)) }
+            guard selected else { return }
+            var changes = DatabaseChanges(tables: [name: []])
+            // Rows only in the layout the table's scopes were made with since the schema last
+            // changed; any other notification may change every reader of the table.
+            if scoped, let rows, let layout = planTables.layout(ofTable: qualifiedName),
+                let rowChanges = layout.rowChanges(rows)
+            {
+                changes.storage[0].rows = rowChanges
+                changes.storage[0].rowsComplete = true
+            }
+            engine.didCommit(changes)
         case .schemaChanged:
             planTables.forget()
             engine.didChangeElsewhere()

@@ -1,3 +1,4 @@
+import LiveQuery
 import Locking
 import QueryBuilder
 import SQLCore
@@ -16,7 +17,9 @@ import SQLRecords
 /// It records the tables its requests read, which is what a live value on PostgreSQL observes:
 /// each named by its schema and name (``PostgreSQLDatabase/qualifiedName(schema:table:)``), as
 /// the plan of a query on it resolves them (views to their tables, unqualified names through the
-/// `search_path`).
+/// `search_path`); and, for a fetch whose requests all filter one ordinary table, the rows their
+/// filters may match (a ``RowScope``), which change notifications that carry rows are tested
+/// against.
 final class PostgreSQLReadConnection: SQLConnection {
     let session: Session
     /// Where the tables of SQL texts are kept once learned: the live source's, for the fetches of
@@ -25,6 +28,8 @@ final class PostgreSQLReadConnection: SQLConnection {
     /// The tables (as the requests name them, byte for byte) of the requests run since the last
     /// ``recordingTables(_:)`` began.
     private var tables: Set<ExactString> = []
+    /// The table and filter of each request run since the last ``recordingTables(_:)`` began.
+    private var requests: [(table: String, predicate: SQLExpression?)] = []
 
     init(session: Session, planTables: PlanTables? = nil) {
         self.session = session
@@ -41,40 +46,91 @@ final class PostgreSQLReadConnection: SQLConnection {
                 sql: rendered.sql)
         }
         tables.insert(ExactString(request.tableName))
+        requests.append((request.tableName, request.select.predicate))
         let cursor = OwnedRowCursor()
         return try session.runBlocking(rendered.sql, rendered.arguments).map { try decode(cursor.borrow($0)) }
     }
 
     /// Runs `body`, and returns what it produced with what its requests read: the tables of the
-    /// plan of `SELECT * FROM` each table they name.
+    /// plan of `SELECT * FROM` each table they name, and when every request is on one ordinary
+    /// table that the plan reads alone, the rows their filters may match (unless
+    /// `SharedReaderCache.observesRows` is off).
     func recordingTables<T>(_ body: () throws -> T) throws -> (T, DatabaseRegion) {
         tables = []
+        requests = []
         let value = try body()
         var region = DatabaseRegion()
+        var planned: Set<String>? = []
         for table in tables {
-            region = region.union(try self.region(of: "SELECT * FROM " + String.quotedIdentifier(table.string), []))
+            let read = try self.tables(of: "SELECT * FROM " + String.quotedIdentifier(table.string))
+            region = region.union(read.map { DatabaseRegion(tables: $0) } ?? .everything)
+            planned = planned.flatMap { planned in read.map { planned.union($0) } }
+        }
+        if SharedReaderCache.observesRows, tables.count == 1, let table = tables.first, let planned, planned.count == 1,
+            let scope = try rowScope(of: table.string, planned: planned.first!)
+        {
+            region.rowScopes[planned.first!.sqliteFolded] = scope
         }
         return (value, region)
+    }
+
+    /// The rows of `table` that the recorded requests, all on it, may read; nil unless it is an
+    /// ordinary table with a known layout, whose plan reads it alone (`planned`, the one table of
+    /// the plan: not a view over another), and every filter compiles.
+    private func rowScope(of table: String, planned: String) throws -> RowScope? {
+        guard let layout = try layout(of: table), layout.qualifiedName.hasSameBytes(as: planned) else { return nil }
+        var filters: [RowFilter]? = []
+        for request in requests {
+            guard let predicate = request.predicate else {
+                // A request with no filter reads every row.
+                filters = nil
+                break
+            }
+            guard let node = RowFilterCompiler.compile(predicate, columnIndex: layout.index(of:)) else { return nil }
+            filters?.append(RowFilter(root: node, columns: layout.traits, encoding: .utf8))
+        }
+        return RowScope(columnCount: layout.names.count, readColumns: nil, filters: filters)
+    }
+
+    /// The layout of `table` as a query on this connection names it, asked once until the schema
+    /// changes; nil when its rows cannot be tested, or when nobody keeps the answer.
+    private func layout(of table: String) throws -> TableLayout? {
+        guard let planTables else { return nil }
+        let key = ExactString(table)
+        let (known, generation) = planTables.state.withLock { ($0.layouts[key], $0.generation) }
+        if let known { return known }
+        let layout = try readLayout(of: table)
+        // As with plans: a layout read before a schema change that arrived meanwhile serves this
+        // fetch only, which the schema change refetches.
+        planTables.state.withLock { state in
+            guard state.generation == generation else { return }
+            state.layouts[key] = .some(layout)
+            if let layout { state.layoutsOfTables[ExactString(layout.qualifiedName)] = layout }
+        }
+        return layout
     }
 
     /// What `sql` reads: the tables of the plan PostgreSQL makes for it, asked once per SQL text
     /// until the schema changes; everything when the plan scans something other than tables (a
     /// function may read any table), or when nobody keeps the answer.
     func region(of sql: String, _ arguments: [DatabaseValue]) throws -> DatabaseRegion {
-        guard let planTables else { return .everything }
-        let tables: Set<String>?
+        try tables(of: sql, arguments).map { DatabaseRegion(tables: $0) } ?? .everything
+    }
+
+    /// The tables (quoted schema and name) of the plan of `sql`, asked once per SQL text until the
+    /// schema changes; nil when the plan scans something other than tables, or when nobody keeps
+    /// the answer.
+    private func tables(of sql: String, _ arguments: [DatabaseValue] = []) throws -> Set<String>? {
+        guard let planTables else { return nil }
         let (known, generation) = planTables.state.withLock { ($0.known[ExactString(sql)], $0.generation) }
-        if let known {
-            tables = known
-        } else {
-            tables = try tablesRead(by: sql, arguments)
-            // A plan made before a schema change that arrived meanwhile may be stale: it serves
-            // this fetch only, which the schema change refetches.
-            planTables.state.withLock { state in
-                if state.generation == generation { state.known[ExactString(sql)] = tables }
-            }
+        if let known { return known }
+        let tables = try tablesRead(by: sql, arguments)
+        // A plan made before a schema change that arrived meanwhile may be stale: it serves
+        // this fetch only, which the schema change refetches.
+        planTables.state.withLock { state in
+            if state.generation == generation { state.known[ExactString(sql)] = tables }
         }
-        return tables.map { DatabaseRegion(tables: $0) } ?? .everything
+        return tables
     }
 
     /// The tables `sql` reads, from the plan PostgreSQL makes for it; nil when the plan scans
@@ -99,24 +155,36 @@ final class PostgreSQLReadConnection: SQLConnection {
     }
 }
 
-/// SQL text → the tables its plan reads (nil: something other than tables), kept by a live
-/// source across its rounds and connections until the schema changes. Keyed by the SQL's bytes:
-/// texts that differ only in Unicode normalization name other tables.
+/// SQL text → the tables its plan reads (nil: something other than tables), and the layouts of
+/// tables, kept by a live source across its rounds and connections until the schema changes.
+/// Keyed by bytes: texts that differ only in Unicode normalization name other tables.
 final class PlanTables: Sendable {
     struct State {
         var known: [ExactString: Set<String>?] = [:]
+        /// Table, as a request names it → its layout (nil: its rows cannot be tested).
+        var layouts: [ExactString: TableLayout?] = [:]
+        /// Table, quoted with its schema → its layout: what the rows of its notifications become.
+        var layoutsOfTables: [ExactString: TableLayout] = [:]
         /// Counts the schema changes, so that a plan made before one is not kept after it.
         var generation = 0
     }
 
     let state = Lock(State())
 
-    /// Forgets every plan: the schema changed.
+    /// Forgets every plan and layout: the schema changed.
     func forget() {
         state.withLock { state in
             state.known = [:]
+            state.layouts = [:]
+            state.layoutsOfTables = [:]
             state.generation += 1
         }
+    }
+
+    /// The layout of the table quoted with its schema (`qualifiedName`), if a fetch learned it
+    /// since the schema last changed.
+    func layout(ofTable qualifiedName: String) -> TableLayout? {
+        state.withLock { $0.layoutsOfTables[ExactString(qualifiedName)] }
     }
 }
 
