@@ -10,7 +10,8 @@ import PostgreSQL
 //   prints     loaded COUNT        once the readers FIRST..<FIRST+COUNT have loaded
 //   reads      check               waits until every reader equals a fresh fetch of its request,
 //                                  within a time limit; prints "ok INDEX" or "mismatch INDEX
-//                                  FILTER live=… fresh=…" for each, then "done"
+//                                  FILTER live=… fresh=…" for each, then "done"; and on standard
+//                                  error how long its fresh fetches and the wait took
 //   exits 0 at the end of its input.
 
 /// One reader's request: every column of the rows of `msgs` that its filter keeps.
