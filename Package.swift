@@ -101,9 +101,11 @@ let package = Package(
                 "PostgreSQL", "SQLite", "SharingSQLite", "LiveValueTesting", "Locking", "PostgreSQLInstance",
             ]
         ),
-        // An instance of a service reading live values from PostgreSQL, for the tests that run two.
+        // An instance of a service reading live values from PostgreSQL, for the tests that run two, and
+        // the many random live readers of the differential test.
         .executableTarget(
-            name: "PostgreSQLInstance", dependencies: ["PostgreSQL", "SharingSQLite"], path: "Tests/PostgreSQLInstance"),
+            name: "PostgreSQLInstance", dependencies: ["PostgreSQL", "SharingSQLite", "LiveValueTesting"],
+            path: "Tests/PostgreSQLInstance"),
         // Live values served to browsers as server-sent events, on Hummingbird: any source's keys.
         .target(
             name: "LiveHTTP",

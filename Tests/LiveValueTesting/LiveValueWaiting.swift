@@ -77,6 +77,9 @@ public func eventually<V: Sendable>(
 package final class OneShot: Sendable {
     private let state = Lock<(continuation: CheckedContinuation<Bool, Never>?, early: Bool?)>((nil, nil))
 
+    /// A new one, neither armed nor resumed.
+    package init() {}
+
     package func arm(_ continuation: CheckedContinuation<Bool, Never>) {
         let early = state.withLock { state -> Bool? in
             if let early = state.early { return early }

@@ -10,6 +10,8 @@ import SharingSQLite
 //   prints     values A,B,…        each value of the live list of note bodies, in id order
 //   reads      insert BODY         inserts a note; prints "inserted BODY" once committed
 //   exits 0 at the end of its input.
+//
+// With `differential` first, it runs the mode of Differential.swift instead.
 
 struct NoteBodies: FetchKeyRequest {
     func fetch(_ db: any SQLConnection) throws -> [String] {
@@ -19,6 +21,10 @@ struct NoteBodies: FetchKeyRequest {
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "differential" {
+    exit(await Differential.main(Array(CommandLine.arguments.dropFirst(2))))
 }
 
 let arguments = CommandLine.arguments

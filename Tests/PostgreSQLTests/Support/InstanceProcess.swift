@@ -15,7 +15,9 @@ final class InstanceProcess {
     /// Lines read while waiting for another, that no wait has matched yet.
     private var backlog: [String] = []
 
-    init(database: String) throws {
+    /// Starts the instance on `database`; `mode`, when given, is its first argument, and
+    /// `arguments` follow the database's name.
+    init(database: String, mode: String? = nil, arguments: [String] = []) throws {
         let configuration = try TestServer.configuration(database: database)
         guard case .unixSocket(let directory, let port) = configuration.address else {
             throw TestServerError("the test server listens on a unix socket")
@@ -27,7 +29,7 @@ final class InstanceProcess {
                 .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
         else { throw TestServerError("the PostgreSQLInstance executable was not built beside the tests") }
         process.executableURL = executable
-        process.arguments = [directory, String(port), database]
+        process.arguments = (mode.map { [$0] } ?? []) + [directory, String(port), database] + arguments
         process.standardInput = input
         process.standardOutput = output
         let handle = output.fileHandleForReading
@@ -85,6 +87,39 @@ final class InstanceProcess {
             throw TimedOut(
                 description: "the instance never printed \"\(expected)\"; it printed \(printed.withLock { $0 })")
         }
+    }
+
+    /// The lines it prints from now until a line equal to `last` (not included), which must come
+    /// within `limit`.
+    func lines(until last: String, within limit: Duration) async throws -> [String] {
+        if let index = backlog.firstIndex(of: last) {
+            defer { backlog.removeSubrange(...index) }
+            return Array(backlog[..<index])
+        }
+        let lines = lines
+        let (found, seen) = try await withThrowingTaskGroup(of: (Bool, [String]).self) { group in
+            group.addTask {
+                var seen: [String] = []
+                for await line in lines {
+                    if line == last { return (true, seen) }
+                    seen.append(line)
+                }
+                return (false, seen)
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return (false, [])
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? (false, [])
+        }
+        let before = backlog + seen
+        backlog = []
+        if !found {
+            throw TimedOut(
+                description: "the instance never printed \"\(last)\" within \(limit); it printed \(before.suffix(20))")
+        }
+        return before
     }
 
     /// Ends its input and waits for it to exit; returns its status.
