@@ -17,7 +17,7 @@
 /// different storage classes where column affinity could convert one of them, and an old NULL
 /// in a column with a default (see `ColumnTraits.nullMayBeDefault`).
 ///
-/// On PostgreSQL (``ColumnTraits/postgreSQL(type:collation:isDeterministic:)``), whose types are
+/// On PostgreSQL (`ColumnTraits.postgreSQL(type:collation:isDeterministic:)`), whose types are
 /// strict and whose collations are the operating system's or ICU's, it decides less: integer
 /// columns against bound integers, and text columns against bound text by their UTF-8 bytes, for
 /// equality under any deterministic collation and for order under "C" and "POSIX" only. Every
