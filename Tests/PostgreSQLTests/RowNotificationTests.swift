@@ -34,8 +34,10 @@ struct RowNotificationTests {
     /// A database whose `posts` holds one post per user, notifying its changes; a reader of each
     /// user's posts on one handle, loaded once listening; and a second handle, as another instance
     /// of the service would hold, to write with.
+    /// With `otherSchema`, `posts` of that schema has change notifications too, installed before
+    /// any reader listens: the schema change their install notifies would refetch every reader.
     private func withReaders(
-        _ extraSchema: [String] = [],
+        _ extraSchema: [String] = [], otherSchema: String? = nil,
         _ body: (_ db: PostgreSQLDatabase, _ writer: PostgreSQLDatabase, _ readers: [Int64: SharedReader<[Post]>])
             async throws -> Void
     ) async throws {
@@ -52,6 +54,7 @@ struct RowNotificationTests {
                 "INSERT INTO posts(user_id, body) SELECT u, 'first' FROM generate_series(1, 20) AS u")
             for statement in extraSchema { try await writer.execute(statement) }
             try await writer.installChangeNotifications(on: ["posts"])
+            if let otherSchema { try await writer.installChangeNotifications(on: ["posts"], schema: otherSchema) }
             #expect(try await writer.followsSchemaChanges(), "the tests' role is a superuser")
             var readers: [Int64: SharedReader<[Post]>] = [:]
             for user in Self.users {
@@ -228,8 +231,7 @@ struct RowNotificationTests {
             "CREATE TABLE s2.posts(user_id INTEGER NOT NULL, id BIGINT PRIMARY KEY, body TEXT NOT NULL)",
             "INSERT INTO s2.posts VALUES (1, 1, 'other')",
         ]
-        try await withReaders(schema) { db, writer, readers in
-            try await writer.installChangeNotifications(on: ["posts"], schema: "s2")
+        try await withReaders(schema, otherSchema: "s2") { db, writer, readers in
             @SharedReader(
                 wrappedValue: -1,
                 .fetchOne("SELECT count(*) FROM s2.posts WHERE user_id = $1", arguments: [1], database: db))
