@@ -63,7 +63,7 @@ let package = Package(
         // The SQLite driver: a thin wrapper of the system's libsqlite3, its connections, pools and
         // change hooks; it re-exports SQLCore, QueryBuilder and SQLRecords.
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLCore", "QueryBuilder", "SQLRecords", "Locking"]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking", "ChildProcesses"]),
         // A cache of any async query's results by key, with eviction, retries and staleness.
         .target(name: "QueryCache", dependencies: ["Locking"]),
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache", "Locking"]),
@@ -77,10 +77,15 @@ let package = Package(
         .target(name: "SharingSQLite", dependencies: ["LiveQuery", "SQLite", "QueryCache", "Locking"]),
         .testTarget(
             name: "SharingSQLiteTests",
-            dependencies: ["SharingSQLite", "LiveValueTesting", "Locking", "GettingStartedExample"]),
+            dependencies: [
+                "SharingSQLite", "LiveValueTesting", "Locking", "GettingStartedExample", "ChildProcesses",
+            ]),
         // The "Getting started" article's program, which its test runs as a reader would.
         .executableTarget(
             name: "GettingStartedExample", dependencies: ["SharingSQLite"], path: "Tests/Examples/GettingStarted"),
+        // The processes tests start (sqlite3 shells, sqlq, servers, browsers), reaped without Foundation's
+        // `Process`, whose descriptors leak into every process spawned beside it.
+        .target(name: "ChildProcesses", dependencies: ["Locking"], path: "Tests/ChildProcesses"),
         // Waiting for live values in tests, whatever their source.
         .target(name: "LiveValueTesting", dependencies: ["LiveQuery", "Locking"], path: "Tests/LiveValueTesting"),
         // The engine's own rules, on a source that is no database and on SQLite's.
@@ -99,6 +104,7 @@ let package = Package(
             name: "PostgreSQLTests",
             dependencies: [
                 "PostgreSQL", "SQLite", "SharingSQLite", "LiveValueTesting", "Locking", "PostgreSQLInstance",
+                "ChildProcesses",
             ]
         ),
         // An instance of a service reading live values from PostgreSQL, for the tests that run two, and
@@ -120,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "LiveHTTPTests",
             dependencies: [
-                "LiveHTTP", "SharingSQLite", "LiveValueTesting", "Locking",
+                "LiveHTTP", "SharingSQLite", "LiveValueTesting", "Locking", "ChildProcesses",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HTTP"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["HTTP"])),
@@ -154,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "sqlqTests",
             dependencies: [
-                "sqlq", "SQLite", "Locking",
+                "sqlq", "SQLite", "Locking", "ChildProcesses",
                 // The tests of `sqlq serve`, a client that streams responses.
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTP"])),

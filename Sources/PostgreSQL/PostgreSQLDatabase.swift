@@ -64,14 +64,33 @@ public final class PostgreSQLDatabase: Sendable {
     /// A statement that fails inside aborts the transaction even when `body` catches its error:
     /// PostgreSQL then rolls back at `COMMIT`, which throws ``PostgreSQLError`` of kind
     /// ``PostgreSQLError/Kind/transactionAborted`` rather than pass for a commit.
+    ///
+    /// `body` runs at most once. When `BEGIN` meets a free connection the server closed (a
+    /// restart the client had not heard of yet), the transaction starts again on a fresh one.
     @discardableResult
     public func transaction<Result: Sendable>(
         _ body: (PostgreSQLTransaction) async throws -> Result
     ) async throws -> Result {
-        try await pool.withConnection(sql: "BEGIN") { connection in
-            try await Self.transaction(
-                on: Session(connection: connection, server: configuration.serverDescription), body)
+        // A free connection the server closed (a restart) before this client noticed fails at
+        // its first statement: closed, or with the server's farewell (SQLSTATE class 57P). When
+        // that is BEGIN, which changes nothing, and the body has not run, the transaction starts
+        // again on a fresh connection: once, so that a server that keeps closing connections
+        // fails the call.
+        for attempt in 1...2 {
+            let outcome: Result? = try await pool.withConnection(sql: "BEGIN") { connection in
+                let session = Session(connection: connection, server: configuration.serverDescription)
+                do {
+                    _ = try await session.run("BEGIN", [])
+                } catch let error as PostgreSQLError where error.endsTheSession && attempt == 1 {
+                    // Closed here too, so that the pool drops it rather than lend it again.
+                    try? await connection.close()
+                    return nil
+                }
+                return try await Self.transaction(afterBeginOn: session, body)
+            }
+            if let outcome { return outcome }
         }
+        preconditionFailure("the second attempt returns or throws")
     }
 
     /// Runs `body` on a session over a connection borrowed for it.
@@ -85,10 +104,10 @@ public final class PostgreSQLDatabase: Sendable {
         }
     }
 
+    /// Runs `body` in the transaction `session` has begun, and commits or rolls it back.
     private static func transaction<Result: Sendable>(
-        on session: Session, _ body: (PostgreSQLTransaction) async throws -> Result
+        afterBeginOn session: Session, _ body: (PostgreSQLTransaction) async throws -> Result
     ) async throws -> Result {
-        _ = try await session.run("BEGIN", [])
         let result: Result
         do {
             result = try await body(PostgreSQLTransaction(session: session))

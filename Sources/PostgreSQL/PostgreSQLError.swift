@@ -82,4 +82,10 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
         if let sql { text += "\n  SQL: \(sql)" }
         return text
     }
+
+    /// Whether the error ended the connection's session: the connection was lost, or the server
+    /// ended the session (SQLSTATE class 57P: shut down, crashed, or not accepting connections).
+    var endsTheSession: Bool {
+        kind == .connectionClosed || (kind == .server && sqlState?.hasPrefix("57P") == true)
+    }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Hummingbird
 import LiveHTTP
@@ -34,9 +35,9 @@ struct LiveEventStreamsTests {
         try await withServer(itemsRouter(streams, db)) { server in
             let client = try await server.events("/items?list=2")
             #expect(try await client.nextEvent().decoded(as: [ListItem].self).map(\.title) == ["nails"])
-            try sqlite3(path, "INSERT INTO items(title, list) VALUES ('screws', 2)")
+            try SQLiteShell.run(path, "INSERT INTO items(title, list) VALUES ('screws', 2)")
             #expect(try await client.nextEvent().decoded(as: [ListItem].self).map(\.title) == ["nails", "screws"])
-            try sqlite3(path, "DELETE FROM items WHERE title = 'nails'")
+            try SQLiteShell.run(path, "DELETE FROM items WHERE title = 'nails'")
             #expect(try await client.nextEvent().decoded(as: [ListItem].self).map(\.title) == ["screws"])
         }
     }

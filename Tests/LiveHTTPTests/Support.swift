@@ -400,14 +400,4 @@ func itemsRouter(_ streams: LiveEventStreams, _ db: DatabasePool) -> Router<Basi
     return router
 }
 
-/// Runs the `sqlite3` shell on `path`, as another process that writes.
-func sqlite3(_ path: String, _ sql: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", path, sql]
-    try process.run()
-    try process.waitUntilExitWithinHangLimit()
-    #expect(process.terminationStatus == 0, "sqlite3 failed: \(sql)")
-}
-
 let hasSQLiteShell = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")

@@ -103,24 +103,6 @@ package final class OneShot: Sendable {
     }
 }
 
-extension Process {
-    /// Waits for the process to exit; one still running after `hangLimit` is killed, and the
-    /// wait throws.
-    public func waitUntilExitWithinHangLimit() throws {
-        let exited = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [self] in
-            waitUntilExit()
-            exited.signal()
-        }
-        let (seconds, attoseconds) = hangLimit.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut else { return }
-        kill(processIdentifier, SIGKILL)
-        exited.wait()
-        throw TimedOut(description: "\(arguments ?? []) was still running after \(hangLimit), and was killed")
-    }
-}
-
 /// The value of `task`, which is cancelled, and the wait a failure, if it takes longer than
 /// `hangLimit`.
 public func value<T: Sendable>(of task: Task<T, Never>, waitingFor what: String) async throws -> T {

@@ -24,19 +24,21 @@ struct ErrorTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    // A missing socket fails at once, not after the connect timeout: the timeout is long, and
+    // the bound half of it, so that a loaded machine's slowness cannot pass for waiting.
+    @Test(.timeLimit(.minutes(2)))
     func aFolderWithNoServerFailsQuicklyWithATypedError() async throws {
         let directory = NSTemporaryDirectory() + "no-server-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = PostgreSQLDatabase.Configuration(
             address: .unixSocket(directory: directory, port: 5432),
-            user: "postgres", database: "postgres", connectTimeout: .seconds(5))
+            user: "postgres", database: "postgres", connectTimeout: .seconds(60))
         let started = ContinuousClock.now
         let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.description.contains(".s.PGSQL.5432") == true)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test(.timeLimit(.minutes(1)))

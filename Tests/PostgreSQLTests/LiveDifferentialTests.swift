@@ -158,7 +158,7 @@ struct LiveDifferentialTests {
 
     /// Asks every instance to check its readers, and requires all of them to match.
     func check(_ instances: [InstanceProcess], after written: Int, seed: UInt64) async throws {
-        for instance in instances { instance.send("check") }
+        for instance in instances { try instance.send("check") }
         var ok = 0
         var mismatches: [String] = []
         for instance in instances {

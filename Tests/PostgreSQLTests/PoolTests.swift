@@ -47,6 +47,34 @@ struct PoolTests {
         }
     }
 
+    /// A free connection whose server side is gone before the client heard of it: the
+    /// transaction that borrows it starts again on a fresh one, since its BEGIN changed nothing;
+    /// a lone statement fails as closed (it may have run), and the next one works.
+    @Test func aTransactionOnAConnectionTheServerClosedUnheardStartsAgain() async throws {
+        let configuration = try await TestServer.makeConfiguration()
+        let proxy = try SeveringProxy(to: configuration)
+        var relayed = PostgreSQLDatabase.Configuration(
+            address: .host("127.0.0.1", port: proxy.port), user: configuration.user, database: configuration.database,
+            tls: .disable)
+        relayed.maximumConnections = 1
+        let db = try await PostgreSQLDatabase(relayed)
+        try await db.execute("CREATE TABLE notes(body TEXT)")
+
+        proxy.sever()
+        try await db.transaction { tx in try await tx.execute("INSERT INTO notes VALUES ('once')") }
+        #expect(proxy.severedConnectionsUsed == 1, "the transaction did not meet the severed connection")
+        #expect(try await db.fetchAll("SELECT body FROM notes").map { try $0["body"] as String } == ["once"])
+
+        proxy.sever()
+        let error = await #expect(throws: PostgreSQLError.self) {
+            try await db.execute("INSERT INTO notes VALUES ('x')")
+        }
+        #expect(error?.kind == .connectionClosed)
+        try await db.execute("INSERT INTO notes VALUES ('twice')")
+        #expect(proxy.severedConnectionsUsed == 2)
+        await db.close()
+    }
+
     @Test func theDatabaseWorksAgainAfterItsBackendWasTerminated() async throws {
         let configuration = try await TestServer.makeConfiguration()
         let db = try await PostgreSQLDatabase(configuration)

@@ -34,7 +34,7 @@ struct TwoInstancesTests {
         // The other commits; this process's reader changes.
         let bodies = SharedReader(.fetch(NoteBodies(), database: db))
         try await bodies.load()
-        other.send("insert from-there")
+        try other.send("insert from-there")
         try await other.waitFor("inserted from-there")
         try await value(of: bodies) { $0 == ["from-here", "from-there"] }
         try await other.waitFor("values from-here,from-there")

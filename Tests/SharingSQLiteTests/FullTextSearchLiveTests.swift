@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -22,16 +23,6 @@ private struct NoteSearch: FetchKeyRequest {
         return try Table("notes_fts").filter(search).select(Column("title")).sort(search.bm25(), Column("rowid"))
             .asRequest(of: String.self).fetchAll(db)
     }
-}
-
-/// Runs `sql` in the `sqlite3` shell, another process, on the database at `path`.
-private func runShell(_ path: String, _ sql: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", path, sql]
-    try process.run()
-    try process.waitUntilExitWithinHangLimit()
-    #expect(process.terminationStatus == 0)
 }
 
 @Suite("Live full-text search")
@@ -63,15 +54,15 @@ struct FullTextSearchLiveTests {
         try await value(of: reader) { $0 == ["apricots"] }
 
         // The sqlite3 shell: insert, update, delete.
-        try runShell(path, "INSERT INTO notes VALUES (3, 'shell', 'an apple a day', 0)")
+        try SQLiteShell.run(path, "INSERT INTO notes VALUES (3, 'shell', 'an apple a day', 0)")
         try await value(of: reader) { $0 == ["apricots", "shell"] || $0 == ["shell", "apricots"] }
-        try runShell(path, "UPDATE notes SET body = 'bananas' WHERE id = 3")
+        try SQLiteShell.run(path, "UPDATE notes SET body = 'bananas' WHERE id = 3")
         try await value(of: reader) { $0 == ["apricots"] }
-        try runShell(path, "DELETE FROM notes WHERE id = 2")
+        try SQLiteShell.run(path, "DELETE FROM notes WHERE id = 2")
         try await value(of: reader) { $0 == [] }
 
         // A write to the index alone: rows added behind the triggers' back, then a rebuild.
-        try runShell(path, #"DROP TRIGGER "notes_fts_ai"; INSERT INTO notes VALUES (4, 'late', 'applause', 0)"#)
+        try SQLiteShell.run(path, #"DROP TRIGGER "notes_fts_ai"; INSERT INTO notes VALUES (4, 'late', 'applause', 0)"#)
         try await pool.write { db in try db.rebuild(notesIndex) }
         try await value(of: reader) { $0 == ["late"] }
         // The reader always equals a fresh fetch.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Observation
 import Testing
@@ -262,12 +263,7 @@ import Testing
         }
         let reader = SharedReader<[Item]>(value: [])
         try await reader.load(.fetchAll("SELECT id, title FROM items ORDER BY id", database: pool))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, "INSERT INTO items(title) VALUES ('from the shell')"]
-        try process.run()
-        try process.waitUntilExitWithinHangLimit()
-        #expect(process.terminationStatus == 0)
+        try SQLiteShell.run(path, "INSERT INTO items(title) VALUES ('from the shell')")
         try await value(of: reader) { $0.map(\.title) == ["from the shell"] }
     }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import LiveValueTesting
 import Locking
@@ -5,9 +6,7 @@ import Locking
 /// A second instance of a service, in a process of its own: the `PostgreSQLInstance` executable
 /// built beside the tests, holding a live value on the test's database.
 final class InstanceProcess {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let process: ChildProcess
     /// Its output's lines, read on a thread of their own.
     private let lines: AsyncStream<String>
     /// Every line it printed, for the message of a wait that fails.
@@ -28,33 +27,35 @@ final class InstanceProcess {
             let executable = candidates.map({ $0.appendingPathComponent("PostgreSQLInstance") })
                 .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
         else { throw TestServerError("the PostgreSQLInstance executable was not built beside the tests") }
-        process.executableURL = executable
-        process.arguments = (mode.map { [$0] } ?? []) + [directory, String(port), database] + arguments
-        process.standardInput = input
-        process.standardOutput = output
-        let handle = output.fileHandleForReading
+        process = try ChildProcess(
+            executable.path, (mode.map { [$0] } ?? []) + [directory, String(port), database] + arguments,
+            input: .pipe, output: .pipe, error: .inherit)
+        let descriptor = process.output!
         let printed = printed
         lines = AsyncStream<String> { continuation in
             Thread.detachNewThread {
-                var buffer = Data()
-                while case let chunk = handle.availableData, !chunk.isEmpty {
-                    buffer.append(chunk)
+                var buffer: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    buffer += chunk[..<count]
                     while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                        let line = String(decoding: buffer[..<newline], as: UTF8.self)
                         printed.withLock { $0.append(line) }
                         continuation.yield(line)
-                        buffer = Data(buffer[(newline + 1)...])
+                        buffer.removeSubrange(...newline)
                     }
                 }
                 continuation.finish()
             }
         }
-        try process.run()
     }
 
     /// Sends one line to its standard input.
-    func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    func send(_ line: String) throws {
+        try process.write(line + "\n")
     }
 
     /// Waits for a line equal to `expected`, in any order with the lines other waits look for:
@@ -124,8 +125,7 @@ final class InstanceProcess {
 
     /// Ends its input and waits for it to exit; returns its status.
     func finish() throws -> Int32 {
-        try input.fileHandleForWriting.close()
-        try process.waitUntilExitWithinHangLimit()
-        return process.terminationStatus
+        process.closeInput()
+        return try process.wait(timeLimit: hangLimit).status
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Locking
 import PostgreSQL
@@ -67,35 +68,17 @@ enum TestServer {
 
     /// Runs a command as the `postgres` user when this process is root (the server refuses to
     /// run as root), with a time limit; throws with its output when it fails.
-    ///
-    /// Spawned and awaited with `posix_spawn` and `waitpid` rather than `Process`, whose wait
-    /// also waits for every process that inherited its descriptors: the server `pg_ctl` leaves
-    /// running would keep it waiting.
     fileprivate static func run(_ arguments: [String], limit seconds: Int) throws {
         let asPostgres = getuid() == 0 && arguments[0] != "chown"
-        let command =
-            ["timeout", String(seconds)] + (asPostgres ? ["runuser", "-u", "postgres", "--"] : []) + arguments
+        let command = (asPostgres ? ["runuser", "-u", "postgres", "--"] : []) + arguments
         let output = NSTemporaryDirectory() + "pg-\(UUID().uuidString).log"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, command[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else {
-            throw TestServerError("cannot run \(command[0]): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        // A normal exit has the code in bits 8-15 and nothing in the low 7 bits.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+        let process = try ChildProcess(
+            command[0], Array(command.dropFirst()), output: .file(output), error: .standardOutput)
+        let termination = try process.wait(timeLimit: .seconds(seconds))
+        guard termination == .exited(0) else {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            throw TestServerError("\(command.joined(separator: " ")) failed (wait status \(status)): \(text)")
+            throw TestServerError("\(command.joined(separator: " ")) failed with \(termination): \(text)")
         }
     }
 }

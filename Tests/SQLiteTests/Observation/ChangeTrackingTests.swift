@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -305,18 +306,7 @@ struct ChangeTrackingTests {
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t(x)")
         let before = try db.dataVersion
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlite3", path, "INSERT INTO t VALUES (42);"]
-        let exited = DispatchSemaphore(value: 0)
-        shell.terminationHandler = { _ in exited.signal() }
-        try shell.run()
-        if exited.wait(timeout: .now() + .seconds(120)) == .timedOut, shell.isRunning {
-            shell.terminate()
-            Issue.record("the sqlite3 shell was still running after 120 s")
-        }
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0)
+        try SQLiteShell.run(path, "INSERT INTO t VALUES (42);")
         #expect(try db.dataVersion != before)
         #expect(try db.fetchOne(Int.self, "SELECT x FROM t") == 42)
     }

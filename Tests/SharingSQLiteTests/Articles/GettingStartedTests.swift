@@ -1,4 +1,6 @@
+import ChildProcesses
 import Foundation
+import LiveValueTesting
 import Testing
 
 // The code of the "Getting started" article (Sources/SharingSQLite/SharingSQLite.docc/GettingStarted.md)
@@ -23,24 +25,11 @@ func runProgram(_ name: String, in directory: URL) throws -> ProgramRun {
         "the \(name) executable was not built beside the tests")
     let outputFile = directory.appendingPathComponent("\(name).stdout")
     let errorFile = directory.appendingPathComponent("\(name).stderr")
-    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-    let output = try FileHandle(forWritingTo: outputFile)
-    let errors = try FileHandle(forWritingTo: errorFile)
-    defer {
-        try? output.close()
-        try? errors.close()
-    }
-    let process = Process()
-    process.executableURL = executable
-    process.currentDirectoryURL = directory
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    try process.waitUntilExitWithinHangLimit()
+    let process = try ChildProcess(
+        executable.path, directory: directory.path, output: .file(outputFile.path), error: .file(errorFile.path))
+    let termination = try process.wait(timeLimit: hangLimit)
     return ProgramRun(
-        status: process.terminationStatus,
+        status: termination.status,
         output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
         errors: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Glibc
 import Testing
@@ -57,12 +58,7 @@ private func next(_ reports: AsyncStream<Report>) async throws -> Report? {
         defer { monitor.stop() }
         #expect(try await next(reports) == .started)
 
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = ["-cmd", ".timeout 5000", path, "INSERT INTO items(title) VALUES ('from the shell')"]
-        try shell.run()
-        try shell.waitUntilExitWithinHangLimit()
-        #expect(shell.terminationStatus == 0)
+        try SQLiteShell.run(path, "INSERT INTO items(title) VALUES ('from the shell')")
         #expect(try await next(reports) == .changed)
     }
 

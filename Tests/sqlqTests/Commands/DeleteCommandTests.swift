@@ -70,7 +70,7 @@ struct DeleteCommandTests {
     func locked() throws {
         let database = try TestDatabase.with("CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2);")
         let holder = try LockHolder(database.path)
-        let result = try ChildProcess([
+        let result = try BackgroundCommand([
             "delete", "t", "--where", "id = 1", "--yes", "--timeout", "0", "--db", database.path,
         ])
         .wait()

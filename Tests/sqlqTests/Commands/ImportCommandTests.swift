@@ -227,11 +227,11 @@ struct ImportCommandTests {
         let command = [Executable.url.path, "import", "people", file, "--db", database.path]
         let result =
             getuid() == 0
-            ? try ChildProcess(
+            ? try BackgroundCommand(
                 ["--reuid=65534", "--regid=65534", "--clear-groups"] + command,
                 executable: URL(fileURLWithPath: "/usr/bin/setpriv")
             ).wait()
-            : try ChildProcess(Array(command.dropFirst())).wait()
+            : try BackgroundCommand(Array(command.dropFirst())).wait()
         #expect(result.status == 1)
         #expect(
             result.errors.hasPrefix("Error: cannot write to the database \"\(database.path)\": it is read-only"),
@@ -250,7 +250,7 @@ struct ImportCommandTests {
             #expect(result.errors.contains("--timeout"), "\(result.errors)")
         }
         let holder = try LockHolder(database.path)
-        let result = try ChildProcess(["import", "people", file, "--timeout", "0.2", "--db", database.path]).wait()
+        let result = try BackgroundCommand(["import", "people", file, "--timeout", "0.2", "--db", database.path]).wait()
         try holder.release()
         #expect(result.status == 1)
         #expect(

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SQLite
 import Testing
@@ -76,7 +77,8 @@ struct MigrateCommandTests {
         _ = try directory.write("migrations/0001_create.sql", "CREATE TABLE t(id INTEGER PRIMARY KEY);")
         let path = directory.file("app.sqlite").path
         let holder = try LockHolder(path)
-        let result = try ChildProcess(["migrate", "--db", path, "--dir", migrations.path, "--timeout", "0.1"]).wait()
+        let result = try BackgroundCommand(["migrate", "--db", path, "--dir", migrations.path, "--timeout", "0.1"])
+            .wait()
         try holder.release()
         #expect(result.status == 1)
         #expect(
@@ -91,7 +93,7 @@ struct MigrateCommandTests {
     func noFolderHere() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("mine.sqlite").path
-        try Shell.sqlite3(path, "CREATE TABLE mine(id INTEGER PRIMARY KEY)")
+        try SQLiteShell.run(path, "CREATE TABLE mine(id INTEGER PRIMARY KEY)")
         for arguments in [["migrate", "--db", path], ["migrate", "--db", path, "--status"]] {
             let result = try Executable.run(arguments, directory: directory.url)
             #expect(result.status == 2, "\(arguments)")

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SQLite
 import Testing
@@ -36,16 +37,16 @@ struct SearchIndexCommandTests {
             }
         }
         try expectInSync("created")
-        try Shell.sqlite3(
+        try SQLiteShell.run(
             database.path, "INSERT INTO notes(title, body, archived) VALUES ('Swivel chair', 'for the market', 0)")
         try expectInSync("insert")
         #expect(try search(database, "swiv cha") == [7])
-        try Shell.sqlite3(database.path, "UPDATE notes SET body = 'air and swift birds' WHERE id = 5")
+        try SQLiteShell.run(database.path, "UPDATE notes SET body = 'air and swift birds' WHERE id = 5")
         try expectInSync("update")
         #expect(try search(database, "garden swi") == [5])
-        try Shell.sqlite3(database.path, "UPDATE notes SET archived = 1")
+        try SQLiteShell.run(database.path, "UPDATE notes SET archived = 1")
         try expectInSync("update of a column not indexed")
-        try Shell.sqlite3(database.path, "DELETE FROM notes WHERE id IN (1, 2)")
+        try SQLiteShell.run(database.path, "DELETE FROM notes WHERE id IN (1, 2)")
         try expectInSync("delete")
         #expect(try search(database, "swift") == [3, 5, 6])
     }
@@ -54,14 +55,14 @@ struct SearchIndexCommandTests {
     func rebuild() throws {
         let database = try NotesDatabase.make(indexed: false)
         #expect(try database.run(["search-index", "notes", "title", "body"]).status == 0)
-        try Shell.sqlite3(database.path, "INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
+        try SQLiteShell.run(database.path, "INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
         #expect(try search(database, "swi") == [])
         let rebuilt = try database.run(["search-index", "notes", "--rebuild"])
         #expect(rebuilt.status == 0, "\(rebuilt.errors)")
         #expect(rebuilt.output == "Rebuilt the full-text index \"notes_fts\" of \"notes\".\n")
         #expect(try search(database, "swi") == [1, 2, 3, 4, 6])
 
-        try Shell.sqlite3(
+        try SQLiteShell.run(
             database.path,
             "DROP TRIGGER notes_fts_ai; INSERT INTO notes(title, body, archived) VALUES ('Swallow', 'a bird', 0)")
         #expect(try search(database, "swallow") == [])
@@ -95,7 +96,7 @@ struct SearchIndexCommandTests {
     @Test("Wrong names and tables that cannot be indexed exit with 2, naming the problem, and change nothing")
     func refusals() throws {
         let database = try NotesDatabase.make(indexed: false)
-        try Shell.sqlite3(
+        try SQLiteShell.run(
             database.path,
             """
             CREATE VIEW open_notes AS SELECT * FROM notes WHERE NOT archived;
@@ -170,11 +171,11 @@ struct SearchIndexCommandTests {
         let command = [Executable.url.path, "search-index", "notes", "title", "--db", database.path]
         let result =
             getuid() == 0
-            ? try ChildProcess(
+            ? try BackgroundCommand(
                 ["--reuid=65534", "--regid=65534", "--clear-groups"] + command,
                 executable: URL(fileURLWithPath: "/usr/bin/setpriv")
             ).wait()
-            : try ChildProcess(Array(command.dropFirst())).wait()
+            : try BackgroundCommand(Array(command.dropFirst())).wait()
         #expect(result.status == 1)
         #expect(
             result.errors.hasPrefix("Error: cannot write to the database \"\(database.path)\": it is read-only"),

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SQLite
 import Testing
@@ -10,7 +11,7 @@ struct SearchTests {
     private func reference(_ database: TestDatabase, _ sql: String, options: [String] = ["-csv", "-header"]) throws
         -> String
     {
-        try Shell.sqlite3Output(database.path, sql, options: options)
+        try SQLiteShell.run(database.path, sql, options: options)
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Glibc
 import SQLite
@@ -14,7 +15,7 @@ struct WatchCommandTests {
         let before = try database.count("SELECT count(*) FROM items WHERE list_id = 1 AND priority = 5")
         #expect(watch.output.text.hasPrefix("\(before)\n-- last change at "))
 
-        try Shell.sqlite3(
+        try SQLiteShell.run(
             database.path,
             "INSERT INTO items(list_id, title, priority, created_at) VALUES (1, 'from the shell', 5, '2026-01-01')")
         try await watch.output.waitFor("-- last change at ", occurrences: 2)
@@ -37,8 +38,8 @@ struct WatchCommandTests {
         ])
         try await watch.output.waitFor("-- 2 rows, last change at ")
         // A commit that leaves the result as it is draws nothing; the next one that changes it does.
-        try Shell.sqlite3(database.path, "UPDATE tasks SET done = 1 WHERE id = 99")
-        try Shell.sqlite3(database.path, "UPDATE tasks SET done = 1 WHERE id = 1")
+        try SQLiteShell.run(database.path, "UPDATE tasks SET done = 1 WHERE id = 99")
+        try SQLiteShell.run(database.path, "UPDATE tasks SET done = 1 WHERE id = 1")
         try await watch.output.waitFor("-- 1 row, last change at ")
         let blocks = watch.output.text.components(separatedBy: "\n-- ")
         try #require(blocks.count == 3)
@@ -58,16 +59,16 @@ struct WatchCommandTests {
         ])
         try await watch.output.waitFor("-- 4 rows, last change at ")
         // A row that does not match leaves the result as it is: nothing is drawn for it.
-        try Shell.sqlite3(database.path, "INSERT INTO notes(title, body, archived) VALUES ('Apples', 'red ones', 0)")
-        try Shell.sqlite3(
+        try SQLiteShell.run(database.path, "INSERT INTO notes(title, body, archived) VALUES ('Apples', 'red ones', 0)")
+        try SQLiteShell.run(
             database.path,
             "INSERT INTO notes(title, body, archived) VALUES ('Swift, swift, swift', 'swift swift', 0)")
         try await watch.output.waitFor("-- 5 rows, last change at ")
-        try Shell.sqlite3(database.path, "UPDATE notes SET title = 'Concurrency', body = 'no more' WHERE id = 1")
+        try SQLiteShell.run(database.path, "UPDATE notes SET title = 'Concurrency', body = 'no more' WHERE id = 1")
         try await watch.output.waitFor("-- 4 rows, last change at ", occurrences: 2)
         let blocks = watch.output.text.components(separatedBy: "\n-- ")
         try #require(blocks.count == 4)
-        let expected = try Shell.sqlite3Output(
+        let expected = try SQLiteShell.run(
             database.path,
             """
             SELECT notes.id, notes.title FROM notes JOIN notes_fts ON notes_fts.rowid = notes.id
@@ -90,7 +91,7 @@ struct WatchCommandTests {
             """)
         let watch = try RunningCommand(["watch", "tasks", "--format", "tsv", "--db", database.path])
         try await watch.output.waitFor("id\ttitle\n1\tone\n-- 1 row, last change at ")
-        try Shell.sqlite3(database.path, "ALTER TABLE tasks ADD COLUMN due TEXT DEFAULT '2026-05-01'")
+        try SQLiteShell.run(database.path, "ALTER TABLE tasks ADD COLUMN due TEXT DEFAULT '2026-05-01'")
         try await watch.output.waitFor("id\ttitle\tdue\n1\tone\t2026-05-01\n-- 1 row, last change at ")
 
         watch.interrupt()
@@ -105,7 +106,7 @@ struct WatchCommandTests {
             INSERT INTO tasks(title) VALUES ('old');
             """)
         let replacement = database.directory.file("replacement.sqlite").path
-        try Shell.sqlite3(
+        try SQLiteShell.run(
             replacement,
             """
             CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
@@ -117,7 +118,7 @@ struct WatchCommandTests {
         #expect(rename(replacement, database.path) == 0)
         try await watch.output.waitFor("1\tnew one\n2\tnew two\n-- 2 rows, last change at ")
         // The new file's commits are watched too.
-        try Shell.sqlite3(database.path, "INSERT INTO tasks(title) VALUES ('new three')")
+        try SQLiteShell.run(database.path, "INSERT INTO tasks(title) VALUES ('new three')")
         try await watch.output.waitFor("3\tnew three\n-- 3 rows, last change at ")
 
         watch.interrupt()
@@ -163,9 +164,9 @@ struct WatchCommandTests {
         var failures: [String] = []
         var written = 0
         for attempt in 1...50 {
-            let (status, errors) = try Shell.sqlite3WithoutTimeout(
+            let (termination, errors) = try SQLiteShell.runWithoutTimeout(
                 database.path, "INSERT INTO w(v) VALUES (\(attempt))")
-            guard status == 0 else {
+            guard termination == .exited(0) else {
                 failures.append("write \(attempt): \(errors)")
                 continue
             }

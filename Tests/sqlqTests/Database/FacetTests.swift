@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SQLite
 import Testing
@@ -246,7 +247,7 @@ struct FacetTests {
             "watch", "t", "--where", "id <= 5", "--facet", "status", "--format", "tsv", "--db", database.path,
         ])
         try await watch.output.waitFor("-- 5 rows, last change at ")
-        try Shell.sqlite3(database.path, "UPDATE t SET status = 'closed' WHERE id IN (1, 4)")
+        try SQLiteShell.run(database.path, "UPDATE t SET status = 'closed' WHERE id IN (1, 4)")
         try await watch.output.waitFor("-- 5 rows, last change at ", occurrences: 2)
         let blocks = watch.output.text.components(separatedBy: "\n-- ")
         try #require(blocks.count == 3)
@@ -265,7 +266,7 @@ struct FacetTests {
             database.path,
         ])
         try await watch.output.waitFor("-- 2 rows, last change at ")
-        try Shell.sqlite3(database.path, "INSERT INTO t VALUES (7, 'open', 2)")
+        try SQLiteShell.run(database.path, "INSERT INTO t VALUES (7, 'open', 2)")
         try await watch.output.waitFor("-- 3 rows, last change at ")
         let blocks = watch.output.text.components(separatedBy: "\n-- ")
         try #require(blocks.count == 3)

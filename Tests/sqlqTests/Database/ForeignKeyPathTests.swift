@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -270,7 +271,7 @@ struct ForeignKeyPathTests {
             "--format", "tsv", "--db", database.path,
         ])
         try await watch.output.waitFor("-- 2 rows, last change at ")
-        try Shell.sqlite3(database.path, "UPDATE heroes SET name = 'lina' WHERE id = 3")
+        try SQLiteShell.run(database.path, "UPDATE heroes SET name = 'lina' WHERE id = 3")
         try await watch.output.waitFor("-- 3 rows, last change at ")
         #expect(watch.output.text.contains("text\nhi\nhey\nok\n-- 3 rows"))
         watch.interrupt()

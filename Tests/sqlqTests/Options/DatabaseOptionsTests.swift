@@ -26,7 +26,7 @@ struct DatabaseOptionsTests {
         let commands = [["query", "t", "--count"], ["tables"], ["schema", "t"], ["sql", "SELECT count(*) FROM t"]]
         var results: [CommandResult] = []
         for command in commands {
-            results.append(try ChildProcess(command + ["--timeout", "0.1", "--db", database.path]).wait())
+            results.append(try BackgroundCommand(command + ["--timeout", "0.1", "--db", database.path]).wait())
         }
         try holder.release()
         for (command, result) in zip(commands, results) {
@@ -43,7 +43,7 @@ struct DatabaseOptionsTests {
     func writeBlockedByReader() throws {
         let database = try TestDatabase.with("CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2);")
         let holder = try LockHolder(database.path, begin: "BEGIN; SELECT count(*) FROM t;")
-        let result = try ChildProcess([
+        let result = try BackgroundCommand([
             "delete", "t", "--where", "id = 1", "--yes", "--timeout", "0.1", "--db", database.path,
         ])
         .wait()

@@ -36,7 +36,7 @@ struct ConcurrentWriterTests {
                 }
                 for _ in 0..<rounds {
                     do {
-                        let result = try ChildProcess(["import", "t", inputs[index], "--db", path]).wait()
+                        let result = try BackgroundCommand(["import", "t", inputs[index], "--db", path]).wait()
                         if result.status != 0 { failures.withLock { $0.append(result.errors) } }
                     } catch {
                         failures.withLock { $0.append("\(error)") }
@@ -49,7 +49,7 @@ struct ConcurrentWriterTests {
             defer { group.leave() }
             repeat {
                 do {
-                    let result = try ChildProcess(["query", "t", "--count", "--db", path]).wait()
+                    let result = try BackgroundCommand(["query", "t", "--count", "--db", path]).wait()
                     guard result.status == 0, let count = Int(result.lines.first ?? "") else {
                         failures.withLock { $0.append("reader: \(result.errors)") }
                         continue

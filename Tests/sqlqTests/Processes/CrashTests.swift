@@ -39,7 +39,7 @@ struct CrashTests {
         let calibration = directory.file("calibration.sqlite").path
         try setUp(calibration)
         let start = ContinuousClock.now
-        let complete = try ChildProcess(arguments(calibration)).wait()
+        let complete = try BackgroundCommand(arguments(calibration)).wait()
         let duration = ContinuousClock.now - start
         #expect(complete.status == 0, "\(complete.errors)")
         try check(calibration)
@@ -48,7 +48,7 @@ struct CrashTests {
         for attempt in 0..<tries {
             let path = directory.file("killed-\(attempt).sqlite").path
             try setUp(path)
-            let child = try ChildProcess(arguments(path))
+            let child = try BackgroundCommand(arguments(path))
             // The moment of the kill is the test's input, drawn from the seeded generator.
             usleep(UInt32(Int.random(in: 0...microseconds, using: &generator)))
             child.kill()

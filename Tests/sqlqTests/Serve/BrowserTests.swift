@@ -1,4 +1,5 @@
 #if HTTP
+    import ChildProcesses
     import Foundation
     import Testing
 
@@ -45,7 +46,7 @@
                     // Live: a row the shell inserts appears, and the facet's count changes, within
                     // 2 s, without a reload.
                     try await browser.executeAsync("window.sqlqMarker = 1; arguments[0]()")
-                    try Shell.sqlite3(database.path, "INSERT INTO notes VALUES (9, 1, 'from the shell', 2)")
+                    try SQLiteShell.run(database.path, "INSERT INTO notes VALUES (9, 1, 'from the shell', 2)")
                     #expect(
                         try await browser.waitUntil(
                             "document.getElementById('rows').textContent.includes('from the shell') && "

@@ -1,4 +1,5 @@
 #if HTTP
+    import ChildProcesses
     import Foundation
     import SQLite
     import Testing
@@ -39,7 +40,7 @@
                     "/players" + (try ViewParameters([("sort", "score"), ("size", "3")])).query { $0.after = next }
                 #expect(page.body.contains("<a href=\"\(HTMLEscaper.escape(link))\" rel=\"next\">next page</a>"))
                 // Sorts first: with an offset, the next page would start one row early.
-                try Shell.sqlite3(database.path, "INSERT INTO players(name, score) VALUES ('abe', 5)")
+                try SQLiteShell.run(database.path, "INSERT INTO players(name, score) VALUES ('abe', 5)")
                 let second = try await server.request("/players.json?sort=score&size=3&after=" + encoded(next)).json()
                 #expect(Self.names(second) == ["dee", "eve", "fay"])
                 #expect(second["next"] is NSNull)

@@ -1,4 +1,5 @@
 #if HTTP
+    import ChildProcesses
     import Foundation
     import SQLite
     import Testing
@@ -92,7 +93,7 @@
                 #expect(narrowed.body.contains("2 rows match"))
 
                 // A table with a full-text index gets a search box, and search= finds by word prefix.
-                try Shell.sqlite3(
+                try SQLiteShell.run(
                     database.path,
                     "CREATE VIRTUAL TABLE notes_fts USING fts5(body, content='notes', content_rowid='id'); "
                         + "INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');")
@@ -142,7 +143,7 @@
         @Test("Cells, names and errors holding markup, quotes and control characters are escaped")
         func escaping() async throws {
             let database = try Self.notesDatabase()
-            try Shell.sqlite3(
+            try SQLiteShell.run(
                 database.path,
                 #"CREATE TABLE "<b>odd" ("<i>c" TEXT); INSERT INTO "<b>odd" VALUES ('<script>x</script>');"#)
             try await withServer(["--db", database.path]) { server in
@@ -371,7 +372,7 @@
                 #expect(first.data + "\n" == json.body)
                 let firstID = try #require(first.id)
 
-                try Shell.sqlite3(database.path, "INSERT INTO notes VALUES (5, 1, 'written by the shell', 2)")
+                try SQLiteShell.run(database.path, "INSERT INTO notes VALUES (5, 1, 'written by the shell', 2)")
                 let second = try await stream.nextJSON()
                 #expect(second["count"] as? Int == 5)
                 #expect(

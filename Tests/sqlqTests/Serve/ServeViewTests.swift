@@ -1,4 +1,5 @@
 #if HTTP
+    import ChildProcesses
     import Foundation
     import Testing
 
@@ -13,7 +14,7 @@
         @Test("The column picker is a plain GET form: a checkbox per column, checked when shown, the view kept")
         func columnPicker() async throws {
             let database = try ServeTests.notesDatabase()
-            try Shell.sqlite3(
+            try SQLiteShell.run(
                 database.path,
                 #"CREATE TABLE odd(id INTEGER PRIMARY KEY, "a.b" TEXT, "c,d" TEXT, "-e" TEXT);"#
                     + #" INSERT INTO odd VALUES (1, 'dot', 'comma', 'dash');"#)
@@ -126,7 +127,7 @@
         @Test("Every column header sorts by its column, a name holding a dot, comma or dash included")
         func headerSortLinks() async throws {
             let database = try ServeTests.notesDatabase()
-            try Shell.sqlite3(
+            try SQLiteShell.run(
                 database.path,
                 #"CREATE TABLE odd(id INTEGER PRIMARY KEY, "a.b" TEXT, "c,d" TEXT, "-e" TEXT);"#
                     + #" INSERT INTO odd VALUES (1, 'z', 'y', 'x'), (2, 'y', 'z', 'z'), (3, 'x', 'x', 'y');"#)
@@ -154,7 +155,7 @@
             let database = try ServeTests.notesDatabase()
             // Declared in a column, `INTEGER PRIMARY KEY DESC` makes an ordinary column, not an
             // alias of the rowid: here each row's id differs from its rowid.
-            try Shell.sqlite3(
+            try SQLiteShell.run(
                 database.path,
                 "CREATE TABLE desk(id INTEGER PRIMARY KEY DESC, name TEXT);"
                     + " INSERT INTO desk VALUES (2, 'two'), (1, 'one');"
@@ -282,7 +283,7 @@
                 let stream = try await server.events("/notes.sse?" + view)
                 let first = try await stream.nextJSON()
                 #expect((first["labels"] as? [String: [String: String]])?["folder_id"]?["1"] == "Inbox")
-                try Shell.sqlite3(
+                try SQLiteShell.run(
                     database.path,
                     "BEGIN; INSERT INTO folders VALUES (3, 'Later'); INSERT INTO notes VALUES (5, 3, 'new', 0); COMMIT;"
                 )

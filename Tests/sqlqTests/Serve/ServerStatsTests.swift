@@ -1,4 +1,5 @@
 #if HTTP
+    import ChildProcesses
     import Foundation
     import Testing
 
@@ -30,7 +31,7 @@
                 // One reader for the two clients of the same view, each fetched once so far.
                 #expect(try await stats(server) == (3, [[2, 1], [1, 1]]))
 
-                try Shell.sqlite3(database.path, "INSERT INTO notes VALUES (5, 1, 'written by the shell', 2)")
+                try SQLiteShell.run(database.path, "INSERT INTO notes VALUES (5, 1, 'written by the shell', 2)")
                 #expect(try await first.nextJSON()["count"] as? Int == 5)
                 #expect(try await second.nextJSON()["count"] as? Int == 5)
                 // The folders' reader is fetched too, though its value is unchanged (another

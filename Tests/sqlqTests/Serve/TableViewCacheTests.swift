@@ -1,4 +1,5 @@
 #if HTTP
+    import ChildProcesses
     import Foundation
     import Testing
 
@@ -16,14 +17,14 @@
                 #expect(first["columns"] as? [String] == ["id", "folder_id", "body", "stars"])
                 #expect(try await server.request(view).json()["columns"] as? [String] == first["columns"] as? [String])
 
-                try Shell.sqlite3(database.path, "ALTER TABLE notes ADD COLUMN extra TEXT DEFAULT 'x'")
+                try SQLiteShell.run(database.path, "ALTER TABLE notes ADD COLUMN extra TEXT DEFAULT 'x'")
                 let widened = try await server.request(view).json()
                 #expect(widened["columns"] as? [String] == ["id", "folder_id", "body", "stars", "extra"])
 
                 // Without its foreign key, folder_id has no labels: a view made before would
                 // still look them up.
                 #expect((widened["labels"] as? [String: Any])?["folder_id"] != nil, "\(widened)")
-                try Shell.sqlite3(
+                try SQLiteShell.run(
                     database.path,
                     // The view on notes would keep SQLite from renaming a table to notes.
                     "DROP VIEW starred; CREATE TABLE plain AS SELECT id, folder_id, body, stars FROM notes; "
@@ -32,7 +33,7 @@
                 #expect(unlinked["columns"] as? [String] == ["id", "folder_id", "body", "stars"])
                 #expect((unlinked["labels"] as? [String: Any])?.isEmpty == true, "\(unlinked)")
 
-                try Shell.sqlite3(database.path, "ALTER TABLE notes RENAME COLUMN stars TO rating")
+                try SQLiteShell.run(database.path, "ALTER TABLE notes RENAME COLUMN stars TO rating")
                 let renamed = try await server.request(view)
                 #expect(renamed.status == 400)
                 #expect((try renamed.json()["error"] as? String)?.contains("stars") == true, "\(renamed.body)")

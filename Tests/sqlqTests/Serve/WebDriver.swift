@@ -1,5 +1,6 @@
 #if HTTP
     import AsyncHTTPClient
+    import ChildProcesses
     import Foundation
     import Glibc
     import Testing
@@ -17,7 +18,7 @@
         /// WebDriver's key of an element reference in JSON.
         private static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
-        private let process = Process()
+        private let process: ChildProcess
         private let output: StreamReader
         /// The shared client, which needs no shutdown: a failed start leaves nothing to close.
         private let client = HTTPClient.shared
@@ -28,14 +29,8 @@
         init() async throws {
             let port = try Self.freePort()
             base = "http://127.0.0.1:\(port)"
-            let pipe = Pipe()
-            process.executableURL = URL(fileURLWithPath: Self.driver)
-            process.arguments = ["--port=\(port)"]
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            output = StreamReader(descriptor: pipe.fileHandleForReading.fileDescriptor)
-            try process.run()
-            try pipe.fileHandleForWriting.close()
+            process = try ChildProcess(Self.driver, ["--port=\(port)"], output: .pipe)
+            output = StreamReader(descriptor: process.output!)
             try await output.waitFor("started successfully")
             let options: [String: Any] = [
                 "binary": Self.chromium,
@@ -50,16 +45,12 @@
             session = try #require((created as? [String: Any])?["sessionId"] as? String)
         }
 
-        deinit {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-
         /// Ends the session and the driver.
         func quit() async throws {
             // Closing the session ends the browser; the driver, which outlives SIGTERM, is killed.
             _ = try? await command("DELETE", "/session/\(session)")
-            kill(process.processIdentifier, SIGKILL)
-            try process.waitUntilExit(timeLimit: hangLimit)
+            process.signal(SIGKILL)
+            try await process.termination(timeLimit: hangLimit)
         }
 
         func open(_ url: String) async throws {

@@ -1,5 +1,5 @@
+import ChildProcesses
 import Foundation
-import Glibc
 import Testing
 
 /// How a run of the built `sqlq` ended.
@@ -53,52 +53,20 @@ enum Executable {
         let files = try TemporaryDirectory()
         let outputFile = files.file("stdout")
         let errorFile = files.file("stderr")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.environment = self.environment(environment)
-        process.currentDirectoryURL = directory
+        var standardInput = ChildProcess.Input.null
         if let input {
             let inputFile = files.file("stdin")
             try Data(input.utf8).write(to: inputFile)
-            process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            standardInput = .file(inputFile.path)
         }
-        let output = try FileHandle(forWritingTo: outputFile)
-        let errors = try FileHandle(forWritingTo: errorFile)
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        try process.waitUntilExit(timeLimit: hangLimit)
-        try output.close()
-        try errors.close()
+        let process = try ChildProcess(
+            url.path, arguments, environment: self.environment(environment), directory: directory.path,
+            input: standardInput, output: .file(outputFile.path), error: .file(errorFile.path))
+        let termination = try process.wait(timeLimit: hangLimit)
         let outputBytes = [UInt8](try Data(contentsOf: outputFile))
         return CommandResult(
-            status: process.terminationStatus,
+            status: termination.status,
             output: String(decoding: outputBytes, as: UTF8.self),
             errors: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self), outputBytes: outputBytes)
-    }
-}
-
-extension Process {
-    /// Waits for the process to exit; one still running after `timeLimit` is killed, and the
-    /// wait throws.
-    func waitUntilExit(timeLimit: Duration) throws {
-        let exited = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [self] in
-            waitUntilExit()
-            exited.signal()
-        }
-        let (seconds, attoseconds) = timeLimit.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        guard exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut else { return }
-        kill(processIdentifier, SIGKILL)
-        exited.wait()
-        throw StreamReaderError(
-            description: "\(executableURL?.lastPathComponent ?? "a process") \(arguments ?? []) was still running "
-                + "after \(timeLimit), and was killed")
     }
 }

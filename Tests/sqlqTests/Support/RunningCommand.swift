@@ -1,86 +1,51 @@
+import ChildProcesses
 import Foundation
 import Glibc
-import Locking
 
 /// A `sqlq` process that runs while the test talks to it: its standard output is a pipe (or a
 /// pseudo-terminal), read as it comes.
 final class RunningCommand {
-    let process = Process()
+    let process: ChildProcess
     let output: StreamReader
     /// Standard error, when it is not the terminal.
     let errors: StreamReader?
-    private let outputPipe: Pipe?
-    private let errorPipe: Pipe?
     private let terminal: PseudoTerminal?
 
     /// Starts `sqlq`. With `terminal`, standard input, output and error are the pseudo-terminal;
     /// otherwise standard output and error are pipes, and standard input is empty.
     init(_ arguments: [String], environment: [String: String] = [:], terminal: PseudoTerminal? = nil) throws {
-        process.executableURL = Executable.url
-        process.arguments = arguments
-        process.environment = Executable.environment(environment)
-        process.currentDirectoryURL = Executable.repositoryRoot
         self.terminal = terminal
         if let terminal {
-            let handle = FileHandle(fileDescriptor: terminal.follower, closeOnDealloc: false)
-            process.standardInput = handle
-            process.standardOutput = handle
-            process.standardError = handle
-            (outputPipe, errorPipe) = (nil, nil)
+            process = try ChildProcess(
+                Executable.url.path, arguments, environment: Executable.environment(environment),
+                directory: Executable.repositoryRoot.path, input: .descriptor(terminal.follower),
+                output: .descriptor(terminal.follower), error: .descriptor(terminal.follower))
             output = StreamReader(descriptor: terminal.leader)
             errors = nil
+            // The child has its copy; the leader then sees the end when the child exits.
+            terminal.releaseFollower()
         } else {
-            let (outputPipe, errorPipe) = (Pipe(), Pipe())
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = outputPipe
-            process.standardError = errorPipe
-            (self.outputPipe, self.errorPipe) = (outputPipe, errorPipe)
-            output = StreamReader(descriptor: outputPipe.fileHandleForReading.fileDescriptor)
-            errors = StreamReader(descriptor: errorPipe.fileHandleForReading.fileDescriptor)
+            process = try ChildProcess(
+                Executable.url.path, arguments, environment: Executable.environment(environment),
+                directory: Executable.repositoryRoot.path, output: .pipe, error: .pipe)
+            output = StreamReader(descriptor: process.output!)
+            errors = StreamReader(descriptor: process.errors!)
         }
-        try process.run()
-        // The child has its copies; closing ours lets the reader see the end when the child exits.
-        try outputPipe?.fileHandleForWriting.close()
-        try errorPipe?.fileHandleForWriting.close()
-        terminal?.releaseFollower()
     }
 
     /// Sends Ctrl-C's signal.
     func interrupt() {
-        process.interrupt()
+        process.signal(SIGINT)
     }
 
     /// Waits for the process to exit and returns its status. A process still running after
     /// `timeLimit` is killed, and the wait throws.
     func exitStatus(timeLimit: Duration = hangLimit) async throws -> Int32 {
-        let killed = Flag()
-        let deadline = DispatchWorkItem { [process] in
-            guard process.isRunning else { return }
-            killed.set()
-            kill(process.processIdentifier, SIGKILL)
+        do {
+            return try await process.termination(timeLimit: timeLimit).status
+        } catch {
+            throw StreamReaderError(description: "\(error); its output: \(output.text.debugDescription)")
         }
-        let (seconds, attoseconds) = timeLimit.components
-        DispatchQueue.global().asyncAfter(
-            deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)),
-            execute: deadline)
-        let status = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [process] in
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
-        deadline.cancel()
-        if killed.isSet {
-            throw StreamReaderError(
-                description:
-                    "sqlq \(process.arguments ?? []) was still running after \(timeLimit), and was killed; "
-                    + "its output: \(output.text.debugDescription)")
-        }
-        return status
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
     }
 }
 
@@ -120,13 +85,4 @@ final class PseudoTerminal {
         releaseFollower()
         close(leader)
     }
-}
-
-/// Set once, read from any thread.
-final class Flag: Sendable {
-    private let value = Lock(false)
-
-    var isSet: Bool { value.withLock { $0 } }
-
-    func set() { value.withLock { $0 = true } }
 }
