@@ -3,22 +3,35 @@ import SQLCore
 import SQLRecords
 
 extension PostgreSQLDatabase {
-    /// The channel on which the triggers of ``changeNotificationSQL(on:schema:)`` notify the
-    /// changes of a table, and those of ``schemaChangeNotificationSQL`` notify a schema change.
+    /// The channel that wakes the listeners of live values: the change triggers of
+    /// ``changeNotificationSQL(on:schema:)`` notify it with an empty payload when the change log
+    /// (``changeLog``) has news, and the event triggers of ``schemaChangeNotificationSQL``
+    /// notify it of a schema change.
     ///
-    /// A table's payload is its schema and name, `"schema"."table"` (each part in double quotes,
-    /// its double quotes doubled), optionally followed by a space and the statement's changed rows
-    /// as JSON: `{"o":[…],"n":[…]}`, the rows before (`o`) and after (`n`) the statement, each a
-    /// `to_jsonb` object keyed by column name. The rows come only when the statement changed at
-    /// most ``changeRowLimit`` rows and the whole payload fits in 7,999 bytes; a bare name means
-    /// that any row of the table may have changed.
+    /// A change's payload is its table's schema and name, `"schema"."table"` (each part in double
+    /// quotes, its double quotes doubled), optionally followed by a space and the statement's
+    /// changed rows as JSON: `{"o":[…],"n":[…]}`, the rows before (`o`) and after (`n`) the
+    /// statement, each a `to_jsonb` object keyed by column name. The rows come only when the
+    /// statement changed at most ``changeRowLimit`` rows and the whole payload fits in 7,999
+    /// bytes; a bare name means that any row of the table may have changed. Earlier versions'
+    /// triggers sent the payload itself on the channel, which listeners still read.
     public static let changeChannel = "live_query_changes"
+
+    /// The table where the change triggers record each statement's change, in the schema
+    /// `live_query`: unlogged (a crash empties it, and ends every listening connection anyway),
+    /// read by every listening connection, and pruned by them of the records older than a
+    /// minute.
+    public static let changeLog = "live_query.changes"
 
     /// The most rows a statement may change for its notification to carry them.
     public static let changeRowLimit = 100
 
     /// The trigger function every change trigger runs.
     static let changeFunction = "live_query_notify_change"
+
+    /// The transaction-level advisory lock whose holder wakes the listeners: its two-key form,
+    /// a space apart from the one-key locks that applications take most.
+    static let wakeLock = (Int32(0x6C69_7665), Int32(0x7175_6572))
 
     /// The change triggers of each table: PostgreSQL allows transition tables only on a trigger
     /// of one event.
@@ -44,18 +57,25 @@ extension PostgreSQLDatabase {
     /// The payload of a schema change: never that of a table, which starts with a double quote.
     static let schemaChangePayload = "schema"
 
-    /// SQL that installs, idempotently, a trigger function and, on each of `tables`, four
-    /// statement-level triggers (`AFTER INSERT`, `AFTER UPDATE`, `AFTER DELETE`, each with its
-    /// transition tables, and `AFTER TRUNCATE`) that notify ``changeChannel`` of the table's
-    /// schema and name, with the changed rows when they are few (see ``changeChannel``).
+    /// SQL that installs, idempotently, the change log (``changeLog``), a trigger function and,
+    /// on each of `tables`, four statement-level triggers (`AFTER INSERT`, `AFTER UPDATE`,
+    /// `AFTER DELETE`, each with its transition tables, and `AFTER TRUNCATE`) that record each
+    /// statement's change in the log: the table's schema and name, with the changed rows when
+    /// they are few (see ``changeChannel``).
+    ///
+    /// PostgreSQL serializes the commits of transactions that notify, so a statement notifies
+    /// ``changeChannel`` only when no other transaction in progress has: the listeners, woken,
+    /// read the log, and keep reading it until every transaction that was in progress then has
+    /// ended. The function runs as its owner (`SECURITY DEFINER`), so that any role that writes
+    /// the tables can record their changes; the roles of live values need `SELECT` and `DELETE`
+    /// on the log.
     ///
     /// Names are those of tables in `schema`, or when it is nil in the schema where the SQL runs
     /// (the first of its `search_path` that exists); all are quoted here (a name may hold any
     /// character). Running the SQL again replaces the function and triggers with the same ones,
-    /// and drops the single trigger that earlier versions installed. Paste it into a migration
-    /// file, or run it with ``installChangeNotifications(on:schema:)``. A statement notifies once
-    /// per event (an upsert may notify its inserts and its updates), and PostgreSQL delivers
-    /// identical notifications of one transaction once, at commit.
+    /// keeps the log, and drops the single trigger that earlier versions installed. Paste it
+    /// into a migration file, or run it with ``installChangeNotifications(on:schema:)``. A
+    /// statement records once per event (an upsert may record its inserts and its updates).
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
         let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
         // The rows are counted with a limit before any JSON is built, and each trigger is known by
@@ -67,8 +87,18 @@ extension PostgreSQLDatabase {
         let count = { (table: String) in
             "SELECT count(*) INTO changed FROM (SELECT FROM \(table) LIMIT \(limit) + 1) AS r"
         }
+        // The log is created once and never replaced: listeners keep their place in it by id.
         var sql = """
-            CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(changeFunction))() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE SCHEMA IF NOT EXISTS live_query;
+            CREATE UNLOGGED TABLE IF NOT EXISTS \(changeLog) (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                xid xid8 NOT NULL DEFAULT pg_catalog.pg_current_xact_id(),
+                at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+                payload text NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS changes_xid ON \(changeLog) (xid);
+            CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(changeFunction))() RETURNS trigger LANGUAGE plpgsql
+            SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
             DECLARE
                 payload text := '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"';
                 changed bigint;
@@ -93,7 +123,14 @@ extension PostgreSQLDatabase {
                 IF images IS NOT NULL AND octet_length(payload) + 1 + octet_length(images) <= 7999 THEN
                     payload := payload || ' ' || images;
                 END IF;
-                PERFORM pg_notify(\(String.quotedLiteral(changeChannel)), payload);
+                INSERT INTO \(changeLog) (payload) VALUES (payload);
+                -- PostgreSQL serializes the commits of transactions that notify: only the one
+                -- transaction that holds this lock wakes the listeners. The others' records are
+                -- found by the listeners' next read, which follows every transaction still in
+                -- progress when it read (see ChangeListener).
+                IF pg_try_advisory_xact_lock(\(wakeLock.0), \(wakeLock.1)) THEN
+                    PERFORM pg_notify(\(String.quotedLiteral(changeChannel)), '');
+                END IF;
                 RETURN NULL;
             END
             $$;
@@ -189,7 +226,17 @@ extension PostgreSQLDatabase {
                 sql += Self.schemaChangeNotificationSQL
             }
             for statement in SQLScript.statements(sql) {
-                try await tx.execute(statement)
+                do {
+                    try await tx.execute(statement)
+                } catch var error as PostgreSQLError
+                    where error.sqlState == "42501" && statement.hasPrefix("CREATE SCHEMA")
+                {
+                    error.hint =
+                        "the change log is the table \(Self.changeLog), in a schema of its own: grant this role CREATE "
+                        + "on the database, or have a superuser run CREATE SCHEMA live_query AUTHORIZATION "
+                        + "\(String.quotedIdentifier(configuration.user)) once"
+                    throw error
+                }
             }
         }
     }

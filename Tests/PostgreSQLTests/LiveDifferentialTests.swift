@@ -95,7 +95,19 @@ struct LiveDifferentialTests {
 
         var written = 0
         var checkedHalfway = false
+        var round = 0
         while written < Self.writeCount {
+            round += 1
+            if round % 4 == 0 {
+                // Three commits at once: while one holds the wake-up lock, the others' triggers
+                // wake no listener, and their records must be read all the same.
+                let batch = (0..<3).map { _ in writes.nextCommit() }
+                try await Self.concurrently(batch, on: db)
+                // Their order, and a rollback, decide which parents are left.
+                writes.parents = Set(try await db.fetchAll("SELECT id FROM parents").map { try $0["id"] as Int64 })
+                written += batch.map(\.count).reduce(0, +)
+                continue
+            }
             let commit = writes.nextCommit()
             if commit.count == 1 {
                 try await db.execute(commit[0].sql, commit[0].arguments)
@@ -139,6 +151,30 @@ struct LiveDifferentialTests {
         print(
             "LiveDifferentialTests: \(written) writes in \(writes.commits) commits checked after \(ContinuousClock.now - start)"
         )
+    }
+
+    /// Runs `commits` concurrently, each in a transaction of its own. Random writes at once may
+    /// deadlock or collide on a key: such a commit rolls back, which changes nothing a reader
+    /// shows, and any other failure fails the test.
+    static func concurrently(_ commits: [[LiveWriteStatement]], on db: PostgreSQLDatabase) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for commit in commits {
+                group.addTask {
+                    do {
+                        try await db.transaction { tx in
+                            for statement in commit { try await tx.execute(statement.sql, statement.arguments) }
+                        }
+                    } catch let error as PostgreSQLError
+                        where ["40P01", "40001"].contains(error.sqlState) || error.sqlState?.hasPrefix("23") == true
+                    {
+                        return
+                    } catch is ConstraintViolation {
+                        return
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     /// The commits after the last check that are each checked on their own.
@@ -186,7 +222,8 @@ struct LiveWriteGenerator {
     private var random: SeededGenerator
     /// The next primary key no row ever had.
     private var nextID: Int64 = 1
-    private var parents = Set<Int64>()
+    /// The parents that exist: after commits run at once, those the database holds.
+    var parents = Set<Int64>()
     /// A bulk insert's keys, deleted a few commits later so that the table stays small enough for
     /// 500 readers to refetch quickly.
     private var bulk: (ids: ClosedRange<Int64>, deleteAfter: Int)?

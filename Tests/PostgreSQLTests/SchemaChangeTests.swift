@@ -112,6 +112,8 @@ struct SchemaChangeTests {
             "CREATE TABLE items(id INTEGER)",
             "ALTER TABLE items OWNER TO \(role)",
             "GRANT CREATE ON SCHEMA public TO \(role)",
+            // For the change log's schema.
+            "DO $$ BEGIN EXECUTE format('GRANT CREATE ON DATABASE %I TO \(role)', current_database()); END $$",
         ]
         try await withInstances(schema) { admin, _ in
             var configuration = admin.configuration

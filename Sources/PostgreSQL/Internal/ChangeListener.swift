@@ -1,11 +1,15 @@
 import Locking
 import PostgresNIO
 
-/// The notifications of ``PostgreSQLDatabase/changeChannel``, on one listening connection per
-/// process per server, database and user, shared by every subscriber.
+/// The changes of a database, on one listening connection per process per server, database and
+/// user, shared by every subscriber: the records of the change log
+/// (``PostgreSQLDatabase/changeLog``) that the notifications of
+/// ``PostgreSQLDatabase/changeChannel`` announce, and the notifications that carry a change
+/// themselves (schema changes, and the triggers of earlier versions).
 ///
-/// The first subscription starts a task that connects, runs `LISTEN`, delivers ``Event/listening``
-/// and then ``Event/changed(schema:table:rows:)`` or ``Event/schemaChanged`` for each notification.
+/// The first subscription starts a task that connects, runs `LISTEN`, takes its place at the
+/// log's end, delivers ``Event/listening`` and then ``Event/changed(schema:table:rows:)`` or
+/// ``Event/schemaChanged`` for each change.
 /// When the connection drops, it delivers ``Event/lost(_:)`` once and reconnects, waiting 20 ms,
 /// then twice as long after each failed attempt, up to 1 s; once listening again it delivers
 /// ``Event/listening``. Notifications sent while no connection listened are not delivered: treat
@@ -183,13 +187,15 @@ final class ChangeListener: Sendable {
                 do {
                     try await withTaskCancellationHandler {
                         try await connection.listen(on: PostgreSQLDatabase.changeChannel) { notifications in
+                            let session = Session(connection: connection, server: server)
+                            // Its place in the log is taken after LISTEN, so that no wake-up is missed.
+                            let cursor = try await ChangeLogCursor.start(on: session)
                             hasListened = true
                             reported = false
                             delay = .milliseconds(20)
                             broadcast(.listening, generation: generation)
-                            for try await notification in notifications {
-                                broadcast(Self.event(payload: notification.payload), generation: generation)
-                            }
+                            try await follow(
+                                notifications, log: cursor, session: session, generation: generation)
                         }
                     } onCancel: {
                         connection.close().whenComplete { _ in }
@@ -223,6 +229,76 @@ final class ChangeListener: Sendable {
                 break
             }
             delay = min(delay * 2, .seconds(1))
+        }
+    }
+
+    /// Delivers the changes of `notifications` and of the change log until the connection
+    /// ends: a notification's payload, or the records of the log that an empty payload (a
+    /// change trigger's wake-up) announces.
+    ///
+    /// The log is read at each wake-up; again soon while transactions that were in progress at
+    /// the last read may still commit records whose writers did not wake anyone (at 5 ms, then
+    /// twice as long while the same ones stay in progress, up to 250 ms); and every 250 ms
+    /// anyway, which also finds a log created after the listener started.
+    private func follow(
+        _ notifications: PostgresNotificationSequence, log: ChangeLogCursor?, session: Session, generation: Int
+    ) async throws {
+        let doorbell = Doorbell()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for try await notification in notifications {
+                    if notification.payload.isEmpty {
+                        doorbell.ring()
+                    } else {
+                        broadcast(Self.event(payload: notification.payload), generation: generation)
+                    }
+                }
+            }
+            group.addTask { [self] in
+                try await withTaskCancellationHandler {
+                    var log = log
+                    var pause = Duration.milliseconds(250)
+                    while !Task.isCancelled {
+                        await doorbell.wait(atMost: pause)
+                        if Task.isCancelled { return }
+                        guard var cursor = log else {
+                            // No log yet: an install since the listener started makes one, and
+                            // what it recorded before this read is not known.
+                            log = try await ChangeLogCursor.start(on: session)
+                            if log != nil { broadcast(.schemaChanged, generation: generation) }
+                            continue
+                        }
+                        let before = cursor.inProgress
+                        let stalled = ContinuousClock.now - cursor.lastRead > ChangeLogCursor.retention / 2
+                        do {
+                            for payload in try await cursor.read(on: session) {
+                                broadcast(Self.event(payload: payload), generation: generation)
+                            }
+                        } catch is ChangeLogCursor.LogReplaced {
+                            log = try await ChangeLogCursor.start(on: session)
+                            broadcast(.schemaChanged, generation: generation)
+                            continue
+                        }
+                        // Records may have been pruned before a stalled listener read them.
+                        if stalled { broadcast(.schemaChanged, generation: generation) }
+                        await cursor.pruneIfDue(on: session)
+                        if cursor.inProgress.isEmpty {
+                            pause = .milliseconds(250)
+                        } else if cursor.inProgress != before {
+                            pause = .milliseconds(5)
+                        } else {
+                            pause = min(pause * 2, .milliseconds(250))
+                        }
+                        log = cursor
+                    }
+                } onCancel: {
+                    doorbell.ring()
+                }
+            }
+            // The first to end ends both: the notifications when the connection closes, the
+            // reads when a statement fails.
+            try await group.next()
+            group.cancelAll()
         }
     }
 

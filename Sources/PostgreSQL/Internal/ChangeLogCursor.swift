@@ -1,0 +1,161 @@
+import Locking
+import SQLCore
+
+/// A listening connection's place in the change log (``PostgreSQLDatabase/changeLog``): which
+/// records it has read, and which transactions were still in progress when it last read.
+///
+/// A record's id comes from a sequence when its statement runs, but the record becomes visible
+/// only when its transaction commits, in any order. So each read takes the records past the
+/// highest id read so far, and those of the transactions that its previous read's snapshot saw
+/// in progress: any record committed since the previous read has one or the other (a
+/// transaction that wrote before that snapshot and was in progress is in its list; one that
+/// wrote after it gets a higher id). No record is read twice, and none is missed.
+struct ChangeLogCursor {
+    /// The highest id read.
+    private var lastID: Int64
+    /// The top-level transactions in progress at the last read's snapshot, as decimal `xid8`s.
+    private(set) var inProgress: [String]
+    /// The log's table, to tell a log dropped and created again (whose ids start over).
+    private let table: Int64
+    /// When the log was last read, and last pruned.
+    private(set) var lastRead: ContinuousClock.Instant
+    private var lastPruned: ContinuousClock.Instant
+
+    /// Why reading must start over: the log was dropped, or dropped and created again.
+    struct LogReplaced: Error {}
+
+    /// Records older than this are pruned; a listener that has not read for half as long
+    /// (a process stopped, a connection stalled) takes every value as changed.
+    static let retention = Duration.seconds(60)
+
+    /// How often a listener prunes the log.
+    static let pruneInterval = Duration.seconds(10)
+
+    /// The cursor at the log's end now, or nil when the database has no change log.
+    static func start(on session: Session) async throws -> ChangeLogCursor? {
+        guard let table = try await logTable(on: session) else { return nil }
+        let rows = try await session.run(
+            "SELECT pg_catalog.pg_current_snapshot()::text, coalesce(max(id), 0) FROM \(PostgreSQLDatabase.changeLog)",
+            []
+        ).rows
+        guard let row = rows.first, case .text(let snapshot) = row.value(at: 0),
+            case .integer(let lastID) = row.value(at: 1)
+        else { throw PostgreSQLError(kind: .other, message: "the change log's end could not be read") }
+        let now = ContinuousClock.now
+        return ChangeLogCursor(
+            lastID: lastID, inProgress: try Self.inProgress(snapshot), table: table, lastRead: now, lastPruned: now)
+    }
+
+    /// The log table's OID, or nil when it does not exist.
+    private static func logTable(on session: Session) async throws -> Int64? {
+        let rows = try await session.run(
+            "SELECT pg_catalog.to_regclass($1)::oid::int8", [.text(PostgreSQLDatabase.changeLog)]
+        ).rows
+        guard case .integer(let oid) = rows.first?.value(at: 0) else { return nil }
+        return oid
+    }
+
+    /// The payloads of the records committed since the last read, in the order of their ids.
+    /// Throws ``LogReplaced`` when the log is gone or is another table now.
+    mutating func read(on session: Session) async throws -> [String] {
+        let list = "{" + inProgress.joined(separator: ",") + "}"
+        let rows: [Row]
+        do {
+            // One statement, so one snapshot: the records and the transactions in progress
+            // are those of the same moment.
+            rows = try await session.run(
+                """
+                SELECT pg_catalog.pg_current_snapshot()::text, pg_catalog.to_regclass($3)::oid::int8, NULL::int8, NULL::text
+                UNION ALL
+                (SELECT NULL, NULL, id, payload FROM \(PostgreSQLDatabase.changeLog)
+                 WHERE id > $1 OR xid = ANY($2::text::xid8[]) ORDER BY id)
+                """, [.integer(lastID), .text(list), .text(PostgreSQLDatabase.changeLog)]
+            ).rows
+        } catch let error as PostgreSQLError where error.sqlState == "42P01" {
+            throw LogReplaced()
+        }
+        guard let first = rows.first, case .text(let snapshot) = first.value(at: 0) else {
+            throw PostgreSQLError(kind: .other, message: "the change log's snapshot could not be read")
+        }
+        guard case .integer(table) = first.value(at: 1) else { throw LogReplaced() }
+        var records: [(id: Int64, payload: String)] = []
+        for row in rows.dropFirst() {
+            guard case .integer(let id) = row.value(at: 2), case .text(let payload) = row.value(at: 3) else { continue }
+            records.append((id, payload))
+        }
+        // A union's order is not promised.
+        records.sort { $0.id < $1.id }
+        lastID = max(lastID, records.last?.id ?? lastID)
+        inProgress = try Self.inProgress(snapshot)
+        lastRead = .now
+        return records.map(\.payload)
+    }
+
+    /// Deletes the records older than ``retention`` whose transactions have all ended, at most
+    /// once per ``pruneInterval``. A failure (a role without `DELETE` on the log) leaves the
+    /// pruning to other listeners.
+    mutating func pruneIfDue(on session: Session) async {
+        guard ContinuousClock.now - lastPruned >= Self.pruneInterval else { return }
+        lastPruned = .now
+        _ = try? await session.run(
+            """
+            DELETE FROM \(PostgreSQLDatabase.changeLog)
+            WHERE at < pg_catalog.clock_timestamp() - interval '\(Self.retention.components.seconds) seconds'
+            AND xid < pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())
+            """, [])
+    }
+
+    /// The in-progress list of a snapshot's text, `xmin:xmax:xip,…`: decimal numbers only,
+    /// since they go back to the server inside an array literal.
+    static func inProgress(_ snapshot: String) throws -> [String] {
+        let parts = snapshot.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw PostgreSQLError(kind: .other, message: "unexpected snapshot from the server: \(snapshot)")
+        }
+        if parts[2].isEmpty { return [] }
+        let list = parts[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard
+            list.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+            )
+        else { throw PostgreSQLError(kind: .other, message: "unexpected snapshot from the server: \(snapshot)") }
+        return list
+    }
+}
+
+/// Wakes a waiting task: rung by a notification, or by the time limit of the wait.
+final class Doorbell: Sendable {
+    private let state = Lock<(rung: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    /// Wakes the waiter, or the next wait when none waits.
+    func ring() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns when rung (at once if it was rung since the last wait), or after `limit`.
+    func wait(atMost limit: Duration) async {
+        let timer = Task { [self] in
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            ring()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = state.withLock { state in
+                if state.rung {
+                    state.rung = false
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        timer.cancel()
+    }
+}

@@ -1,0 +1,103 @@
+import LiveValueTesting
+import Testing
+
+@testable import PostgreSQL
+
+/// Opens when told to; waiters wait until then.
+private final class Gate: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream<Void>.makeStream()
+    }
+
+    func open() { continuation.finish() }
+
+    func wait() async {
+        for await _ in stream {}
+    }
+}
+
+/// The change log that the triggers write and the listeners read: a commit that woke no
+/// listener is read all the same, whatever the order of ids and commits.
+@Suite(.postgreSQLInstalled, .timeLimit(.minutes(1)))
+struct ChangeLogTests {
+    @Test func aCommitThatWokeNoListenerIsReadEvenBehindALaterRecord() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            let reader = try await PostgreSQLDatabase(db.configuration)
+            @SharedReader(.fetchAll("SELECT id FROM items ORDER BY id", database: reader)) var ids: [Int]
+            try await $ids.load()
+
+            // C inserts first and holds the wake-up lock until it commits; B inserts meanwhile, so
+            // it wakes no one, with the next id; D, after C, wakes the listeners with a later id,
+            // which they read while B is still in progress.
+            let (cInserted, cMayCommit, bInserted, bMayCommit) = (Gate(), Gate(), Gate(), Gate())
+            async let c: Void = db.transaction { tx in
+                try await tx.execute("INSERT INTO items VALUES (1)")
+                cInserted.open()
+                await cMayCommit.wait()
+            }
+            await cInserted.wait()
+            async let b: Void = db.transaction { tx in
+                try await tx.execute("INSERT INTO items VALUES (2)")
+                bInserted.open()
+                await bMayCommit.wait()
+            }
+            await bInserted.wait()
+            cMayCommit.open()
+            try await c
+            try await db.execute("INSERT INTO items VALUES (3)")
+            try await value(of: $ids) { $0 == [1, 3] }
+            let visible = try await db.fetchAll("SELECT payload FROM live_query.changes").count
+            #expect(visible == 2, "B's record shows only once B commits")
+
+            bMayCommit.open()
+            try await b
+            try await value(of: $ids) { $0 == [1, 2, 3] }
+            // B's record sits between the other two, behind D's, which the listeners read first.
+            let records = try await db.fetchAll("SELECT payload FROM live_query.changes ORDER BY id")
+                .map { try $0["payload"] as String }
+            #expect(records.count == 3)
+            #expect(records.firstIndex { $0.contains("\"id\": 2") } == 1, "\(records)")
+            await reader.close()
+        }
+    }
+
+    @Test func onlyOneTransactionAtATimeNotifies() async throws {
+        try await TestServer.withDatabase { db in
+            try await db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY)")
+            try await db.installChangeNotifications(on: ["items"])
+            let (firstInserted, firstMayCommit) = (Gate(), Gate())
+            async let first: Void = db.transaction { tx in
+                try await tx.execute("INSERT INTO items VALUES (1)")
+                firstInserted.open()
+                await firstMayCommit.wait()
+            }
+            await firstInserted.wait()
+            let woke: Bool = try await db.transaction { tx in
+                try await tx.execute("INSERT INTO items VALUES (2)")
+                // The trigger took the lock, or left it to the first transaction.
+                let held = try await tx.fetchOne(
+                    """
+                    SELECT count(*) AS n FROM pg_locks
+                    WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+                    """)
+                return try held?["n"] as Int? ?? 0 > 0
+            }
+            #expect(!woke, "a second writer took the wake-up lock the first one holds")
+            firstMayCommit.open()
+            try await first
+        }
+    }
+
+    @Test func theSnapshotsInProgressListIsReadAsDigitsOnly() throws {
+        #expect(try ChangeLogCursor.inProgress("795:799:795,797") == ["795", "797"])
+        #expect(try ChangeLogCursor.inProgress("800:800:") == [])
+        #expect(throws: PostgreSQLError.self) { try ChangeLogCursor.inProgress("795:799:795,7a") }
+        #expect(throws: PostgreSQLError.self) { try ChangeLogCursor.inProgress("795:799") }
+        #expect(throws: PostgreSQLError.self) { try ChangeLogCursor.inProgress("1:2:3,,4") }
+    }
+}
