@@ -11,7 +11,7 @@ extension PostgreSQLDatabase {
     /// A change's payload is its table's schema and name, `"schema"."table"` (each part in double
     /// quotes, its double quotes doubled), optionally followed by a space and the statement's
     /// changed rows as JSON: `{"o":[…],"n":[…]}`, the rows before (`o`) and after (`n`) the
-    /// statement, each a `to_jsonb` object keyed by column name. The rows come only when the
+    /// statement, each a JSON object keyed by column name (`row_to_json`). The rows come only when the
     /// statement changed at most ``changeRowLimit`` rows and the whole payload fits in 7,999
     /// bytes; a bare name means that any row of the table may have changed. Earlier versions'
     /// triggers sent the payload itself on the channel, which listeners still read.
@@ -19,8 +19,8 @@ extension PostgreSQLDatabase {
 
     /// The table where the change triggers record each statement's change, in the schema
     /// `live_query`: unlogged (a crash empties it, and ends every listening connection anyway),
-    /// read by every listening connection, and pruned by them of the records older than a
-    /// minute.
+    /// read by every listening connection, and pruned by them of the records that every
+    /// listener has been able to read for a minute.
     public static let changeLog = "live_query.changes"
 
     /// The most rows a statement may change for its notification to carry them.
@@ -78,14 +78,16 @@ extension PostgreSQLDatabase {
     /// statement records once per event (an upsert may record its inserts and its updates).
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
         let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
-        // The rows are counted with a limit before any JSON is built, and each trigger is known by
-        // its name: an earlier version's trigger, which has no transition tables, still notifies.
+        // One query per transition table, reading at most one row past the limit: a statement
+        // of many rows costs no more than one of a few, and `json`, built without reordering
+        // its keys, costs less than `jsonb`. Each trigger is known by its name: an earlier version's
+        // trigger, which has no transition tables, still records its table.
         let limit = String(changeRowLimit)
-        let rows = { (table: String) in
-            "coalesce((SELECT jsonb_agg(to_jsonb(r))::text FROM \(table) AS r), '[]')"
-        }
-        let count = { (table: String) in
-            "SELECT count(*) INTO changed FROM (SELECT FROM \(table) LIMIT \(limit) + 1) AS r"
+        let rows = { (table: String, count: String, json: String) in
+            """
+            SELECT count(*), coalesce(json_agg(r), '[]')::text INTO \(count), \(json)
+                        FROM (SELECT * FROM \(table) LIMIT \(limit) + 1) AS r
+            """
         }
         // The log is created once and never replaced: listeners keep their place in it by id.
         var sql = """
@@ -93,7 +95,6 @@ extension PostgreSQLDatabase {
             CREATE UNLOGGED TABLE IF NOT EXISTS \(changeLog) (
                 id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 xid xid8 NOT NULL DEFAULT pg_catalog.pg_current_xact_id(),
-                at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
                 payload text NOT NULL
             );
             CREATE INDEX IF NOT EXISTS changes_xid ON \(changeLog) (xid);
@@ -101,24 +102,21 @@ extension PostgreSQLDatabase {
             SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
             DECLARE
                 payload text := '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"';
-                changed bigint;
+                old_count bigint := 0;
+                new_count bigint := 0;
+                old_rows text := '[]';
+                new_rows text := '[]';
                 images text;
             BEGIN
-                IF TG_NAME = \(String.quotedLiteral(changeTriggers[0].name)) THEN
-                    \(count("live_query_new"));
-                    IF changed <= \(limit) THEN
-                        images := '{"o":[],"n":' || \(rows("live_query_new")) || '}';
-                    END IF;
-                ELSIF TG_NAME = \(String.quotedLiteral(changeTriggers[1].name)) THEN
-                    \(count("live_query_new"));
-                    IF changed <= \(limit) THEN
-                        images := '{"o":' || \(rows("live_query_old")) || ',"n":' || \(rows("live_query_new")) || '}';
-                    END IF;
-                ELSIF TG_NAME = \(String.quotedLiteral(changeTriggers[2].name)) THEN
-                    \(count("live_query_old"));
-                    IF changed <= \(limit) THEN
-                        images := '{"o":' || \(rows("live_query_old")) || ',"n":[]}';
-                    END IF;
+                IF TG_NAME IN (\(String.quotedLiteral(changeTriggers[0].name)), \(String.quotedLiteral(changeTriggers[1].name))) THEN
+                    \(rows("live_query_new", "new_count", "new_rows"));
+                END IF;
+                IF TG_NAME IN (\(String.quotedLiteral(changeTriggers[1].name)), \(String.quotedLiteral(changeTriggers[2].name))) THEN
+                    \(rows("live_query_old", "old_count", "old_rows"));
+                END IF;
+                IF TG_NAME IN (\(changeTriggers[0...2].map { String.quotedLiteral($0.name) }.joined(separator: ", ")))
+                    AND old_count <= \(limit) AND new_count <= \(limit) THEN
+                    images := '{"o":' || old_rows || ',"n":' || new_rows || '}';
                 END IF;
                 IF images IS NOT NULL AND octet_length(payload) + 1 + octet_length(images) <= 7999 THEN
                     payload := payload || ' ' || images;

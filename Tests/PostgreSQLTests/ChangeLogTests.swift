@@ -61,7 +61,7 @@ struct ChangeLogTests {
             let records = try await db.fetchAll("SELECT payload FROM live_query.changes ORDER BY id")
                 .map { try $0["payload"] as String }
             #expect(records.count == 3)
-            #expect(records.firstIndex { $0.contains("\"id\": 2") } == 1, "\(records)")
+            #expect(records.firstIndex { $0.contains("\"id\":2") } == 1, "\(records)")
             await reader.close()
         }
     }
@@ -93,11 +93,11 @@ struct ChangeLogTests {
         }
     }
 
-    @Test func theSnapshotsInProgressListIsReadAsDigitsOnly() throws {
-        #expect(try ChangeLogCursor.inProgress("795:799:795,797") == ["795", "797"])
-        #expect(try ChangeLogCursor.inProgress("800:800:") == [])
-        #expect(throws: PostgreSQLError.self) { try ChangeLogCursor.inProgress("795:799:795,7a") }
-        #expect(throws: PostgreSQLError.self) { try ChangeLogCursor.inProgress("795:799") }
-        #expect(throws: PostgreSQLError.self) { try ChangeLogCursor.inProgress("1:2:3,,4") }
+    @Test func aSnapshotIsReadAsNumbersOnly() throws {
+        #expect(try ChangeLogCursor.parse("795:799:795,797") == ("795", ["795", "797"]))
+        #expect(try ChangeLogCursor.parse("800:800:") == ("800", []))
+        for bad in ["795:799:795,7a", "795:799", "1:2:3,,4", ":5:", "1:2:3,", "x:2:"] {
+            #expect(throws: PostgreSQLError.self, "\(bad)") { try ChangeLogCursor.parse(bad) }
+        }
     }
 }

@@ -17,14 +17,17 @@ struct ChangeLogCursor {
     private(set) var inProgress: [String]
     /// The log's table, to tell a log dropped and created again (whose ids start over).
     private let table: Int64
-    /// When the log was last read, and last pruned.
+    /// When the log was last read.
     private(set) var lastRead: ContinuousClock.Instant
-    private var lastPruned: ContinuousClock.Instant
+    /// The oldest transaction still in progress (a snapshot's `xmin`), sampled once per
+    /// ``pruneInterval``: every transaction below one sampled ``retention`` ago had ended by
+    /// then, so its records have been readable for that long.
+    private var horizons: [(at: ContinuousClock.Instant, xmin: String)]
 
     /// Why reading must start over: the log was dropped, or dropped and created again.
     struct LogReplaced: Error {}
 
-    /// Records older than this are pruned; a listener that has not read for half as long
+    /// Records readable for this long are pruned; a listener that has not read for half as long
     /// (a process stopped, a connection stalled) takes every value as changed.
     static let retention = Duration.seconds(60)
 
@@ -41,9 +44,10 @@ struct ChangeLogCursor {
         guard let row = rows.first, case .text(let snapshot) = row.value(at: 0),
             case .integer(let lastID) = row.value(at: 1)
         else { throw PostgreSQLError(kind: .other, message: "the change log's end could not be read") }
+        let (xmin, inProgress) = try Self.parse(snapshot)
         let now = ContinuousClock.now
         return ChangeLogCursor(
-            lastID: lastID, inProgress: try Self.inProgress(snapshot), table: table, lastRead: now, lastPruned: now)
+            lastID: lastID, inProgress: inProgress, table: table, lastRead: now, horizons: [(now, xmin)])
     }
 
     /// The log table's OID, or nil when it does not exist.
@@ -86,39 +90,41 @@ struct ChangeLogCursor {
         // A union's order is not promised.
         records.sort { $0.id < $1.id }
         lastID = max(lastID, records.last?.id ?? lastID)
-        inProgress = try Self.inProgress(snapshot)
+        let (xmin, inProgress) = try Self.parse(snapshot)
+        self.inProgress = inProgress
         lastRead = .now
+        if let last = horizons.last, lastRead - last.at >= Self.pruneInterval { horizons.append((lastRead, xmin)) }
         return records.map(\.payload)
     }
 
-    /// Deletes the records older than ``retention`` whose transactions have all ended, at most
-    /// once per ``pruneInterval``. A failure (a role without `DELETE` on the log) leaves the
-    /// pruning to other listeners.
+    /// Deletes the records of the transactions that had all ended ``retention`` ago, when a
+    /// horizon that old has been sampled since the last prune. A failure (a role without
+    /// `DELETE` on the log) leaves the pruning to other listeners.
     mutating func pruneIfDue(on session: Session) async {
-        guard ContinuousClock.now - lastPruned >= Self.pruneInterval else { return }
-        lastPruned = .now
+        let now = ContinuousClock.now
+        guard let index = horizons.lastIndex(where: { now - $0.at >= Self.retention }) else { return }
+        let horizon = horizons[index].xmin
+        horizons.removeFirst(index + 1)
+        // An anchor for the next samples, which come one interval after the last.
+        if horizons.isEmpty { horizons.append((now, horizon)) }
         _ = try? await session.run(
-            """
-            DELETE FROM \(PostgreSQLDatabase.changeLog)
-            WHERE at < pg_catalog.clock_timestamp() - interval '\(Self.retention.components.seconds) seconds'
-            AND xid < pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())
-            """, [])
+            "DELETE FROM \(PostgreSQLDatabase.changeLog) WHERE xid < $1::text::xid8", [.text(horizon)])
     }
 
-    /// The in-progress list of a snapshot's text, `xmin:xmax:xip,…`: decimal numbers only,
-    /// since they go back to the server inside an array literal.
-    static func inProgress(_ snapshot: String) throws -> [String] {
+    /// The `xmin` and the in-progress list of a snapshot's text, `xmin:xmax:xip,…`: decimal
+    /// numbers only, since the list goes back to the server inside an array literal.
+    static func parse(_ snapshot: String) throws -> (xmin: String, inProgress: [String]) {
         let parts = snapshot.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
+        let list =
+            parts.count == 3 && !parts[2].isEmpty
+            ? parts[2].split(separator: ",", omittingEmptySubsequences: false) : []
+        func isNumber(_ text: Substring) -> Bool {
+            !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        }
+        guard parts.count == 3, isNumber(parts[0]), list.allSatisfy(isNumber) else {
             throw PostgreSQLError(kind: .other, message: "unexpected snapshot from the server: \(snapshot)")
         }
-        if parts[2].isEmpty { return [] }
-        let list = parts[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard
-            list.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
-            )
-        else { throw PostgreSQLError(kind: .other, message: "unexpected snapshot from the server: \(snapshot)") }
-        return list
+        return (String(parts[0]), list.map(String.init))
     }
 }
 
