@@ -5,63 +5,96 @@ import SQLite
 import SharingSQLite
 import Synchronization
 
-// Readers × instances fan-out: 300 live inboxes, 100 in each of 3 instances (processes), each of
-// its own user's messages; single-row inserts, each for one user. How many reader queries each
-// insert makes the server run, and how long until the one inbox it concerns holds it, beside a
-// lone inbox in one instance.
+// Readers × instances fan-out (FanOutMeasure.swift runs it): live inboxes, each of its own
+// user's messages, spread over several instances (processes), and writes that concern few of
+// them. What the instances hold, and how they report what their inboxes hold.
 
-/// The inbox of user `user`: the ids of their messages, in order.
+/// One message of an inbox: its id, and the revision that the large UPDATE sets.
+struct InboxMessage: FetchableRow, Equatable, Sendable {
+    var id: Int64
+    var revision: Int
+
+    init(row: BorrowedRow) throws {
+        id = try row[0]
+        revision = try row[1]
+    }
+}
+
+/// The inbox of user `user`: their messages, in order of id.
 struct Inbox: FetchKeyRequest {
     var user: Int
 
-    func fetch(_ db: any SQLConnection) throws -> [Int64] {
-        try Table("messages").select(Column("id")).filter(Column("user_id") == user).sort(Column("id"))
-            .asRequest(of: Int64.self).fetchAll(db)
+    func fetch(_ db: any SQLConnection) throws -> [InboxMessage] {
+        try Table("messages").select(Column("id"), Column("revision")).filter(Column("user_id") == user)
+            .sort(Column("id")).asRequest(of: InboxMessage.self).fetchAll(db)
     }
 }
 
 /// The inboxes one instance holds: a `SharedReader` of `Inbox` per user, each reporting the
-/// newest message id it holds to an `Arrivals` of its own.
+/// newest message id it holds to an `Arrivals` of its own, and the highest revision it holds to
+/// `revisions`, as its member.
 final class Inboxes: Sendable {
-    private let users: Range<Int>
-    private let readers: Mutex<[SharedReader<[Int64]>]>
-    private let arrivals: [Arrivals]
+    /// The most inboxes loading at once: the engine reads the fetches of concurrent loads in
+    /// shared rounds, so a few hundred keep it busy without holding thousands of tasks.
+    static let loadsInFlight = 256
 
-    /// Loads an inbox per user of `users`, one after another.
-    init(database: PostgreSQLDatabase, users: Range<Int>) async throws {
-        self.users = users
-        var readers: [SharedReader<[Int64]>] = []
-        for user in users {
-            let reader = SharedReader(wrappedValue: [], .fetch(Inbox(user: user), database: database))
-            try await reader.load()
-            readers.append(reader)
+    private let readers: Mutex<[SharedReader<[InboxMessage]>]>
+    private let arrivals: [Int: Arrivals]
+    /// Every inbox, member i being the inbox of the i-th user loaded.
+    let revisions: Arrivals
+
+    /// Loads an inbox per user of `users`, concurrently.
+    init(database: PostgreSQLDatabase, users: [Int]) async throws {
+        let readers = try await withThrowingTaskGroup(of: (Int, SharedReader<[InboxMessage]>).self) { group in
+            var loaded = [SharedReader<[InboxMessage]>?](repeating: nil, count: users.count)
+            for (index, user) in users.enumerated() {
+                if index >= Self.loadsInFlight, let next = try await group.next() { loaded[next.0] = next.1 }
+                group.addTask {
+                    let reader = try await SharedReader<[InboxMessage]>(
+                        loading: .fetch(Inbox(user: user), database: database))
+                    return (index, reader)
+                }
+            }
+            for try await (done, reader) in group { loaded[done] = reader }
+            return loaded.compactMap { $0 }
         }
-        let arrivals = users.map { _ in Arrivals(count: 1) }
-        for (reader, arrivals) in zip(readers, arrivals) { watchNewest(reader, arrivals: arrivals) }
+        let revisions = Arrivals(count: users.count)
+        var arrivals: [Int: Arrivals] = [:]
+        for (member, (user, reader)) in zip(users, readers).enumerated() {
+            let newest = Arrivals(count: 1)
+            arrivals[user] = newest
+            watchInbox(reader, newest: newest, revisions: revisions, member: member)
+        }
         self.readers = Mutex(readers)
         self.arrivals = arrivals
+        self.revisions = revisions
     }
 
-    /// What `user`'s inbox reports to, or nil when this instance does not hold it.
-    func arrivals(of user: Int) -> Arrivals? {
-        users.contains(user) ? arrivals[user - users.lowerBound] : nil
-    }
+    /// What `user`'s inbox reports its newest message to, or nil when this instance does not
+    /// hold it.
+    func arrivals(of user: Int) -> Arrivals? { arrivals[user] }
 
     func stop() { readers.withLock { $0 = [] } }
 }
 
-/// Reports the newest id `reader` holds (its last, the ids being sorted) to `arrivals`, whenever
-/// its value changes, from the Observation callback itself.
-func watchNewest(_ reader: SharedReader<[Int64]>, arrivals: Arrivals) {
+/// Reports the newest id `reader` holds (its last, the ids being sorted) to `newest`, and the
+/// highest revision it holds to `revisions` as `member`, whenever its value changes, from the
+/// Observation callback itself.
+func watchInbox(_ reader: SharedReader<[InboxMessage]>, newest: Arrivals, revisions: Arrivals, member: Int) {
+    @Sendable func report(_ messages: [InboxMessage]) {
+        let now = monotonicNanoseconds()
+        newest.report(0, value: Int(messages.last?.id ?? -1), at: now)
+        revisions.report(member, value: messages.map(\.revision).max() ?? -1, at: now)
+    }
     let value = withObservationTracking {
         reader.wrappedValue
     } onChange: { [weak reader] in
         guard let reader else { return }
-        arrivals.report(0, value: Int(reader.wrappedValue.last ?? -1), at: monotonicNanoseconds())
-        watchNewest(reader, arrivals: arrivals)
+        report(reader.wrappedValue)
+        watchInbox(reader, newest: newest, revisions: revisions, member: member)
     }
     // As in `watch`: a change between the read and the start of tracking is reported here.
-    arrivals.report(0, value: Int(value.last ?? -1), at: monotonicNanoseconds())
+    report(value)
 }
 
 /// SplitMix64: the same users in every run.
@@ -146,129 +179,4 @@ func waitForListeners(_ db: PostgreSQLDatabase, _ count: Int) async throws {
         }
         try await Task.sleep(for: .milliseconds(10))
     }
-}
-
-/// One arrangement of inboxes, and what its writes measured.
-struct FanOutResult {
-    let name: String
-    let instances: Int
-    var latencies: [Double] = []
-    /// From just before the insert's `execute` until it returned.
-    var committed: [Double] = []
-    /// From the return of the insert's `execute` until the inbox held it: the live value's part,
-    /// without the commit's own time, which the disk's flushes make swing.
-    var afterCommit: [Double] = []
-    var queries: [Int] = []
-}
-
-/// The fan-out measure (`--only fanout`). First the floor: one instance holding the inbox of
-/// user 0 alone, written to `writes` times. Then 3 instances holding 100 inboxes each (instance i
-/// holds users i*100 ..< i*100+100), written to `writes` times, each write for a user drawn from
-/// a seeded generator. Each write is one `INSERT` of a message with a new id; A waits until the
-/// inbox it concerns holds that id, then until the instances are quiet, before the next.
-@MainActor
-func measureFanOut(_ db: PostgreSQLDatabase, _ server: Server, writes: Int, warmUp: Int) async throws {
-    let perInstance = 100
-    let instanceCount = 3
-    let users = perInstance * instanceCount
-    let preloaded = 5
-    guard writes > 0, warmUp >= 0 else { throw BenchmarkError("the fan-out measure needs at least one write") }
-    let preloads =
-        try await db.fetchOne("SELECT current_setting('shared_preload_libraries')").map { try $0[0] as String } ?? ""
-    guard preloads.contains("pg_stat_statements") else {
-        throw BenchmarkError(
-            "the fan-out measure needs the server started with shared_preload_libraries=pg_stat_statements")
-    }
-    try await db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-    try await db.execute("DROP TABLE IF EXISTS messages")
-    try await db.execute("CREATE TABLE messages(id BIGINT PRIMARY KEY, user_id INTEGER NOT NULL, body TEXT NOT NULL)")
-    try await db.execute("CREATE INDEX messages_user_id ON messages(user_id, id)")
-    try await db.execute(
-        """
-        INSERT INTO messages SELECT i, i % $1, 'message ' || i FROM generate_series(1, $2) AS i
-        """, [.integer(Int64(users)), .integer(Int64(users * preloaded))])
-    // Vacuumed and checkpointed now, so that neither autovacuum nor a checkpoint's writes of the
-    // loaded pages land in the measured writes.
-    try await db.execute("VACUUM (ANALYZE) messages")
-    try await db.execute("CHECKPOINT")
-    try await db.installChangeNotifications(on: ["messages"])
-
-    // This process's own listener, if live values of an earlier measure still keep it.
-    let baseline = try await listeners(db)
-    var nextID = Int64(users * preloaded + 1)
-    var generator = SeededGenerator(seed: 2026)
-
-    /// Loads the inboxes, lets them settle, and runs `warmUp` and then `writes` inserts, each for
-    /// the user `pick` draws.
-    func run(_ name: String, instances: [Instance], inboxes: Int, pick: () -> Int) async throws -> FanOutResult {
-        var result = FanOutResult(name: name, instances: instances.count)
-        for (index, instance) in instances.enumerated() {
-            try instance.request("inboxes \(index * perInstance) \(inboxes / instances.count)", "ready")
-        }
-        try await waitForListeners(db, baseline + instances.count)
-        _ = try await waitQuiet(db)
-        // The count of the inboxes' queries once the instances were last quiet.
-        var before = 0
-        for index in 0..<(warmUp + writes) {
-            if index == warmUp {
-                try await db.execute("SELECT pg_stat_statements_reset()::text")
-                before = 0
-            }
-            let user = pick()
-            let id = nextID
-            nextID += 1
-            let holder = instances[user / perInstance]
-            try holder.request("expect-inbox \(user) \(id)", "armed")
-            let start = monotonicNanoseconds()
-            try await db.execute(
-                "INSERT INTO messages(id, user_id, body) VALUES ($1, $2, $3)",
-                [.integer(id), .integer(Int64(user)), .text("message \(id)")])
-            let committed = Double(monotonicNanoseconds() - start) / 1e6
-            let seen = try holder.answer("seen")
-            let after = try await waitQuiet(db)
-            if index >= warmUp {
-                result.latencies.append(Double(Int64(bitPattern: (UInt64(seen[0]) ?? 0) &- start)) / 1e6)
-                result.queries.append(after - before)
-                result.committed.append(committed)
-                result.afterCommit.append(result.latencies[result.latencies.count - 1] - committed)
-            }
-            before = after
-        }
-        return result
-    }
-
-    let floorInstance = try Instance(server: server)
-    let floor = try await run("1 inbox in 1 instance (the floor)", instances: [floorInstance], inboxes: 1) { 0 }
-    floorInstance.close()
-    try await waitForListeners(db, baseline)
-
-    var instances: [Instance] = []
-    for _ in 0..<instanceCount { instances.append(try Instance(server: server)) }
-    let fanOut = try await run(
-        "\(users) inboxes, \(perInstance) in each of \(instanceCount) instances", instances: instances,
-        inboxes: users
-    ) { Int(generator.next() % UInt64(users)) }
-    let texts = try await db.fetchAll(
-        "SELECT query FROM pg_stat_statements WHERE \(ServerActivity.readerFilter) ORDER BY calls DESC"
-    ).map { try $0[0] as String }
-    for instance in instances { instance.close() }
-
-    print(
-        "Readers × instances fan-out: instance A inserts one message (one row) for one user per write; each inbox is a SharedReader of its user's messages, \(preloaded) each to begin with"
-    )
-    print(
-        "\(writes) writes each after \(warmUp) warm-up, one after another, each waited until its inbox holds it and the instances are quiet; the inboxes' query, counted by pg_stat_statements: \(texts.joined(separator: " / "))"
-    )
-    print("")
-    print(
-        "| inboxes | instances | reader queries per write, mean | in one write, min–max | p50 ms until the inbox holds it | p99 ms | A's execute returned, p50 ms | from its return, p50 ms |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for result in [fanOut, floor] {
-        let mean = Double(result.queries.reduce(0, +)) / Double(max(1, result.queries.count))
-        print(
-            "| \(result.name) | \(result.instances) | \(format(mean, 1)) | \(result.queries.min() ?? 0)–\(result.queries.max() ?? 0) | \(format(percentile(result.latencies, 0.5))) | \(format(percentile(result.latencies, 0.99))) | \(format(percentile(result.committed, 0.5))) | \(format(percentile(result.afterCommit, 0.5))) |"
-        )
-    }
-    print("")
 }

@@ -17,12 +17,20 @@ import Synchronization
 //                        each holding V: "ready"
 //   target V             arms them for V: "armed", then "settled LATEST SUM" once all hold V
 //   usage                "usage CPU_NANOSECONDS QUERIES"
+//   rss                  "rss KILOBYTES": the process's resident memory (VmRSS)
 //   inboxes FIRST COUNT  the inboxes of users FIRST ..< FIRST+COUNT, loaded: "ready"
+//   inbox-set USER…      the inboxes of the users named, loaded: "ready"
 //   expect-inbox USER ID arms USER's inbox for message ID: "armed", then "seen TIME" once it
 //                        holds it
+//   expect-batch USER:ID…
+//                        arms each USER's inbox for its message ID: "armed", then "settled TIME"
+//                        once every one holds its message (TIME the last of them)
+//   expect-revision R    arms every inbox for revision R (the highest it holds): "armed", then
+//                        "settled TIME" once every inbox holds it
 //   stop                 drops the readers: "stopped"
 //
-// An armed wait that is not met within 10 s answers "timeout" instead.
+// An armed wait that is not met within 10 s (60 s for a batch or a revision) answers "timeout"
+// instead.
 
 /// The query of the counter's live reader.
 let counterSQL = "SELECT n FROM counter WHERE id = 1"
@@ -51,13 +59,64 @@ final class RawFloor: Sendable {
     var lastNotification: UInt64 { notifiedAt.load(ordering: .acquiring) }
 }
 
-/// Arms `arrivals` for `value` and answers when it is met, or "timeout" after 10 s.
-func arm(_ arrivals: Arrivals, _ value: Int, answer: @escaping @Sendable (UInt64, UInt64) -> String) {
+/// Arms `arrivals` for `value` and answers when it is met, or "timeout" after `seconds`.
+func arm(
+    _ arrivals: Arrivals, _ value: Int, seconds: Double = 10,
+    answer: @escaping @Sendable (UInt64, UInt64) -> String
+) {
     arrivals.expect(value) { latest, sum in send(answer(latest, sum)) }
     send("armed")
-    DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
         if arrivals.expire(value) { send("timeout") }
     }
+}
+
+/// The inboxes of one batch write, each waiting for a message of its own: answers "settled
+/// TIME" once the last of them holds it, or "timeout" after 60 s.
+final class BatchWait: Sendable {
+    private struct State {
+        var remaining: Int
+        var latest: UInt64 = 0
+        var answered = false
+    }
+
+    private let state: Mutex<State>
+
+    /// Arms each inbox of `targets` for its message id, and answers "armed".
+    init(_ targets: [(arrivals: Arrivals, id: Int)]) {
+        state = Mutex(State(remaining: targets.count))
+        for target in targets {
+            target.arrivals.expect(target.id) { [self] latest, _ in arrived(at: latest) }
+        }
+        send("armed")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [self] in
+            let expired = state.withLock { state in
+                defer { state.answered = true }
+                return !state.answered
+            }
+            if expired { send("timeout") }
+        }
+    }
+
+    private func arrived(at time: UInt64) {
+        let settled: UInt64? = state.withLock { state in
+            state.remaining -= 1
+            state.latest = max(state.latest, time)
+            guard state.remaining == 0, !state.answered else { return nil }
+            state.answered = true
+            return state.latest
+        }
+        if let settled { send("settled \(settled)") }
+    }
+}
+
+/// The process's resident memory in kilobytes: VmRSS of /proc/self/status, 0 where there is none.
+func residentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) } ?? 0
+    }
+    return 0
 }
 
 @MainActor
@@ -107,7 +166,14 @@ func runInstance(server: Server) async throws {
             guard number >= 0, count >= 0, number <= Int.max - count else {
                 throw BenchmarkError("no inboxes for \(line)")
             }
-            inboxes = try await Inboxes(database: database, users: number..<(number + count))
+            inboxes = try await Inboxes(database: database, users: Array(number..<(number + count)))
+            send("ready")
+        case "inbox-set":
+            let users = try words.dropFirst().map { (word: String) throws -> Int in
+                guard let user = Int(word) else { throw BenchmarkError("no user in \(line)") }
+                return user
+            }
+            inboxes = try await Inboxes(database: database, users: users)
             send("ready")
         case "expect-inbox":
             let id = words.count > 2 ? Int(words[2]) ?? 0 : 0
@@ -115,6 +181,21 @@ func runInstance(server: Server) async throws {
                 throw BenchmarkError("expect-inbox for user \(number), whose inbox this instance does not hold")
             }
             arm(arrivals, id) { latest, _ in "seen \(latest)" }
+        case "expect-batch":
+            guard let inboxes else { throw BenchmarkError("expect-batch before inboxes") }
+            let targets = try words.dropFirst().map { (word: String) throws -> (arrivals: Arrivals, id: Int) in
+                let parts = word.split(separator: ":")
+                guard parts.count == 2, let user = Int(parts[0]), let id = Int(parts[1]),
+                    let arrivals = inboxes.arrivals(of: user)
+                else { throw BenchmarkError("expect-batch of \(word), whose inbox this instance does not hold") }
+                return (arrivals: arrivals, id: id)
+            }
+            _ = BatchWait(targets)
+        case "expect-revision":
+            guard let inboxes else { throw BenchmarkError("expect-revision before inboxes") }
+            arm(inboxes.revisions, number, seconds: 60) { latest, _ in "settled \(latest)" }
+        case "rss":
+            send("rss \(residentKilobytes())")
         case "usage":
             send("usage \(cpuNanoseconds()) \(readers?.queries ?? 0)")
         case "stop":

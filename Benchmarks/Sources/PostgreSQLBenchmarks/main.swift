@@ -13,9 +13,11 @@ import Synchronization
 //   `FetchableRow`; the package's SQL into owned `Row`s. In one process, rounds interleaved,
 //   medians.
 // - point_lookup: 2,000 queries of one row by primary key, one after another.
-// - readers × instances fan-out: 300 inboxes, 100 in each of 3 instances, and single-row inserts:
-//   the reader queries each insert makes the server run, and the time until its inbox holds it,
-//   beside a lone inbox (FanOutBenchmarks.swift).
+// - readers × instances fan-out: 1,000 inboxes, 250 in each of 4 instances, and single-row
+//   inserts: the reader queries each insert makes the server run, the time until its inbox holds
+//   it, and the CPU it costs, beside the inboxes written to alone and a lone inbox; UPDATEs of
+//   100,000 rows; and a crowd of 20,000 inboxes, their memory, and transactions that change 200
+//   of them (FanOutMeasure.swift).
 // - cross-instance latency: a commit by this process (instance A) until a `SharedReader` in
 //   another process (instance B, this program launched again) holds the new value, beside the
 //   same thing written by hand with raw PostgresNIO (LiveBenchmarks.swift).
@@ -30,7 +32,8 @@ import Synchronization
 //
 // Usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N]
 //            [--poll-writes N] [--commit-rounds N] [--commit-seconds N] [--pool-rounds N]
-//            [--pool-count N] [--round-samples N] [--fanout-writes N]
+//            [--pool-count N] [--round-samples N] [--fanout-writes N] [--fanout-instances N]
+//            [--fanout-readers N] [--fanout-updates N] [--fanout-crowd N] [--fanout-crowd-writes N]
 //            [--only fetch|latency|readers|commits|pool|rounds|fanout]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
 // PostgreSQLBenchmarks --instance HOST PORT runs another instance (B).
@@ -76,7 +79,8 @@ guard arguments.count >= 3, let port = Int(arguments[2]) else {
             """
             usage: PostgreSQLBenchmarks HOST PORT [--rounds N] [--rows N] [--samples N] [--writes N] [--poll-writes N]
                        [--commit-rounds N] [--commit-seconds N] [--pool-rounds N] [--pool-count N]
-                       [--round-samples N] [--fanout-writes N]
+                       [--round-samples N] [--fanout-writes N] [--fanout-instances N] [--fanout-readers N]
+                       [--fanout-updates N] [--fanout-crowd N] [--fanout-crowd-writes N]
                        [--only fetch|latency|readers|commits|pool|rounds|fanout]
 
             """.utf8))
@@ -207,7 +211,14 @@ if measures("fetch") {
 
 // Before the measures whose live values keep a listening connection of this process.
 if measures("fanout") {
-    try await measureFanOut(db, server, writes: option("--fanout-writes", 60), warmUp: 3)
+    var fanOut = FanOutOptions()
+    fanOut.writes = option("--fanout-writes", fanOut.writes)
+    fanOut.instances = option("--fanout-instances", fanOut.instances)
+    fanOut.readers = option("--fanout-readers", fanOut.readers)
+    fanOut.updates = option("--fanout-updates", fanOut.updates)
+    fanOut.crowdReaders = option("--fanout-crowd", fanOut.crowdReaders)
+    fanOut.crowdWrites = option("--fanout-crowd-writes", fanOut.crowdWrites)
+    try await measureFanOut(db, server, fanOut)
 }
 if measures("latency") || measures("readers") {
     let instance = try Instance(server: server)
