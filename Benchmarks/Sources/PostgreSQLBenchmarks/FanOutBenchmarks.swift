@@ -158,12 +158,13 @@ func waitQuiet(_ db: PostgreSQLDatabase, window: Duration = .milliseconds(200)) 
 }
 
 /// The package's listening connections (one per process with live values) that have run
-/// `LISTEN`.
+/// `LISTEN`: their last statement is `LISTEN`, or a read of the change log, which follows it.
 func listeners(_ db: PostgreSQLDatabase) async throws -> Int {
     let row = try await db.fetchOne(
         """
         SELECT count(*) FROM pg_stat_activity
-        WHERE application_name = 'live_query_listener' AND query ILIKE 'listen%'
+        WHERE application_name = 'live_query_listener'
+            AND (query ILIKE 'listen%' OR position('live_query.changes' in query) > 0)
         """)
     return try row.map { try $0[0] } ?? 0
 }
