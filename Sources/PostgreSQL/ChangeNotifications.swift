@@ -78,17 +78,26 @@ extension PostgreSQLDatabase {
     /// statement records once per event (an upsert may record its inserts and its updates).
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
         let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
-        // One query per transition table, reading at most one row past the limit: a statement
-        // of many rows costs no more than one of a few, and `json`, built without reordering
-        // its keys, costs less than `jsonb`. Each trigger is known by its name: an earlier version's
-        // trigger, which has no transition tables, still records its table.
+        // Each event's branch is one INSERT that builds its record in SQL: the function's own
+        // statements and variables cost more than the query (measured in instructions per
+        // insert, Benchmarks/README.md). Each transition table is read at most one row past the
+        // limit, so that a statement of many rows costs no more than one of a few, and `json`,
+        // built without reordering its keys, costs less than `jsonb`. Each trigger is known by
+        // its name: an earlier version's trigger, which has no transition tables, still records
+        // its table.
         let limit = String(changeRowLimit)
-        let rows = { (table: String, count: String, json: String) in
+        let rows = { (table: String) in
+            "(SELECT count(*), coalesce(json_agg(r)::text, '[]') AS rows FROM (SELECT * FROM \(table) LIMIT \(limit) + 1) AS r)"
+        }
+        // A record holds the changed rows when there are few and the payload fits a notification.
+        let record = { (few: String, images: String, sources: String) in
             """
-            SELECT count(*), coalesce(json_agg(r), '[]')::text INTO \(count), \(json)
-                        FROM (SELECT * FROM \(table) LIMIT \(limit) + 1) AS r
+            INSERT INTO \(changeLog) (payload)
+                        SELECT CASE WHEN few AND octet_length(p) <= 7999 THEN p ELSE name END
+                        FROM (SELECT name || ' ' || \(images) AS p, \(few) AS few FROM \(sources)) AS change
             """
         }
+        let (insert, update, delete) = (changeTriggers[0].name, changeTriggers[1].name, changeTriggers[2].name)
         // The log is created once and never replaced: listeners keep their place in it by id.
         var sql = """
             CREATE SCHEMA IF NOT EXISTS live_query;
@@ -101,27 +110,19 @@ extension PostgreSQLDatabase {
             CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(changeFunction))() RETURNS trigger LANGUAGE plpgsql
             SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
             DECLARE
-                payload text := '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"';
-                old_count bigint := 0;
-                new_count bigint := 0;
-                old_rows text := '[]';
-                new_rows text := '[]';
-                images text;
+                name text := '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"';
             BEGIN
-                IF TG_NAME IN (\(String.quotedLiteral(changeTriggers[0].name)), \(String.quotedLiteral(changeTriggers[1].name))) THEN
-                    \(rows("live_query_new", "new_count", "new_rows"));
+                IF TG_NAME = \(String.quotedLiteral(insert)) THEN
+                    \(record("n.count <= \(limit)", "'{\"o\":[],\"n\":' || n.rows || '}'", "\(rows("live_query_new")) AS n"));
+                ELSIF TG_NAME = \(String.quotedLiteral(update)) THEN
+                    \(record(
+                        "o.count <= \(limit) AND n.count <= \(limit)", "'{\"o\":' || o.rows || ',\"n\":' || n.rows || '}'",
+                        "\(rows("live_query_old")) AS o, \(rows("live_query_new")) AS n"));
+                ELSIF TG_NAME = \(String.quotedLiteral(delete)) THEN
+                    \(record("o.count <= \(limit)", "'{\"o\":' || o.rows || ',\"n\":[]}'", "\(rows("live_query_old")) AS o"));
+                ELSE
+                    INSERT INTO \(changeLog) (payload) VALUES (name);
                 END IF;
-                IF TG_NAME IN (\(String.quotedLiteral(changeTriggers[1].name)), \(String.quotedLiteral(changeTriggers[2].name))) THEN
-                    \(rows("live_query_old", "old_count", "old_rows"));
-                END IF;
-                IF TG_NAME IN (\(changeTriggers[0...2].map { String.quotedLiteral($0.name) }.joined(separator: ", ")))
-                    AND old_count <= \(limit) AND new_count <= \(limit) THEN
-                    images := '{"o":' || old_rows || ',"n":' || new_rows || '}';
-                END IF;
-                IF images IS NOT NULL AND octet_length(payload) + 1 + octet_length(images) <= 7999 THEN
-                    payload := payload || ' ' || images;
-                END IF;
-                INSERT INTO \(changeLog) (payload) VALUES (payload);
                 -- PostgreSQL serializes the commits of transactions that notify: only the one
                 -- transaction that holds this lock wakes the listeners. The others' records are
                 -- found by the listeners' next read, which follows every transaction still in

@@ -37,6 +37,8 @@ import Synchronization
 //            [--only fetch|latency|readers|commits|pool|rounds|fanout]
 // HOST is an address for TCP, or a folder holding the server's Unix socket.
 // PostgreSQLBenchmarks --instance HOST PORT runs another instance (B).
+// PostgreSQLBenchmarks --print-change-sql TABLE prints the SQL that installs the change triggers on
+// TABLE, which Benchmarks/run-trigger-instructions runs in a server of its own.
 
 struct Item: FetchableRow {
     var id: Int64
@@ -69,6 +71,10 @@ func milliseconds(_ body: () async throws -> Void) async rethrows -> Double {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "--print-change-sql" {
+    print(PostgreSQLDatabase.changeNotificationSQL(on: [arguments[2]]))
+    exit(0)
+}
 if arguments.count >= 4, arguments[1] == "--instance", let port = Int(arguments[3]) {
     try await runInstance(server: Server(host: arguments[2], port: port))
     exit(0)

@@ -1,4 +1,3 @@
-import Locking
 import SQLCore
 
 /// A listening connection's place in the change log (``PostgreSQLDatabase/changeLog``): which
@@ -125,43 +124,5 @@ struct ChangeLogCursor {
             throw PostgreSQLError(kind: .other, message: "unexpected snapshot from the server: \(snapshot)")
         }
         return (String(parts[0]), list.map(String.init))
-    }
-}
-
-/// Wakes a waiting task: rung by a notification, or by the time limit of the wait.
-final class Doorbell: Sendable {
-    private let state = Lock<(rung: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    /// Wakes the waiter, or the next wait when none waits.
-    func ring() {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            guard let waiter = state.waiter else {
-                state.rung = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns when rung (at once if it was rung since the last wait), or after `limit`.
-    func wait(atMost limit: Duration) async {
-        let timer = Task { [self] in
-            guard (try? await Task.sleep(for: limit)) != nil else { return }
-            ring()
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now: Bool = state.withLock { state in
-                if state.rung {
-                    state.rung = false
-                    return true
-                }
-                state.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
-        timer.cancel()
     }
 }
