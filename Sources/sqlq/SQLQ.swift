@@ -56,6 +56,7 @@ struct SQLQ: ParsableCommand {
         } catch {
             Glibc.exit(reportParseError(error))
         }
+        if let refusal = PostgreSQLAvailability.refusal(for: command) { Glibc.exit(ExitStatus.report(refusal)) }
         // Casts to the concrete types: a cast to a protocol would scan every conformance record
         // of the binary, which costs more than the query itself.
         switch command {

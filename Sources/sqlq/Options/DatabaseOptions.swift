@@ -57,6 +57,24 @@ struct DatabaseOptions: ParsableArguments {
         return nil
     }
 
+    /// The PostgreSQL server to use, when `--db` or `SQLQ_DATABASE` is a PostgreSQL URL, or
+    /// when neither is given and `DATABASE_URL` is one; nil for an SQLite file. (A
+    /// `DATABASE_URL` that is not a PostgreSQL URL is left alone: it is often another program's.)
+    func postgreSQLURL() throws(DatabaseURLError) -> DatabaseURL? {
+        if let path { return DatabaseURL.isPostgreSQL(path) ? try DatabaseURL(parsing: path) : nil }
+        guard let variable = getenv("DATABASE_URL") else { return nil }
+        let url = String(cString: variable)
+        return DatabaseURL.isPostgreSQL(url) ? try DatabaseURL(parsing: url) : nil
+    }
+
+    /// Whether the database is a PostgreSQL server rather than an SQLite file (a malformed URL
+    /// counts: its command reports it).
+    var isPostgreSQL: Bool {
+        if let path { return DatabaseURL.isPostgreSQL(path) }
+        guard let variable = getenv("DATABASE_URL") else { return false }
+        return DatabaseURL.isPostgreSQL(String(cString: variable))
+    }
+
     /// How another sqlq command names the same database: `--db PATH`; nothing when
     /// `SQLQ_DATABASE` names it; `--db FILE` for the demo database, which only a file replaces.
     var commandLineArguments: [String] {
