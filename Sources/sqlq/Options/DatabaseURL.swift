@@ -48,7 +48,7 @@ struct DatabaseURL: Equatable, Sendable {
         func fail(_ part: String, _ reason: String) -> DatabaseURLError {
             DatabaseURLError(url: Self.redacted(text), part: part, reason: reason)
         }
-        guard let schemeEnd = text.range(of: "://"), Self.isPostgreSQL(text) else {
+        guard let schemeEnd = text.firstRange(of: "://"), Self.isPostgreSQL(text) else {
             throw fail("scheme", "a PostgreSQL URL starts with postgresql:// or postgres://")
         }
         var rest = Substring(text[schemeEnd.upperBound...])
@@ -165,7 +165,7 @@ struct DatabaseURL: Equatable, Sendable {
 
     /// `text` with the password between `:` and `@` replaced by `***`.
     static func redacted(_ text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
+        guard let schemeEnd = text.firstRange(of: "://") else { return text }
         let rest = text[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
