@@ -164,6 +164,46 @@
             #expect(like.output == "id\r\n1\r\n2\r\n3\r\n", "\(like.errors)")
         }
 
+        @Test("Other types print as PostgreSQL's text form, and literals compare as the column's type")
+        func otherTypes() async throws {
+            let fixture = try await PostgreSQLFixture.make([
+                """
+                CREATE TABLE e (id integer PRIMARY KEY, at timestamptz, tag uuid, tags text[], wait interval,
+                    bytes bytea, small real)
+                """,
+                """
+                INSERT INTO e VALUES
+                    (1, '2026-03-01 09:30:00+00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{x,"y z"}', '1 day',
+                        '\\x00ff', 0.25),
+                    (2, '2026-03-02 00:00:00+00', NULL, '{}', '02:00:00', NULL, 'NaN')
+                """,
+            ])
+            defer { Task { await fixture.close() } }
+            let csv = try await fixture.run(["query", "e", "--sort", "id", "--format", "csv"])
+            #expect(csv.status == 0, "\(csv.errors)")
+            #expect(
+                csv.output == """
+                    id,at,tag,tags,wait,bytes,small\r
+                    1,2026-03-01 09:30:00+00,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,"{x,""y z""}",1 day,\\x00ff,0.25\r
+                    2,2026-03-02 00:00:00+00,,{},02:00:00,,NaN\r
+
+                    """)
+            let json = try await fixture.run([
+                "query", "e", "--sort", "id", "--columns", "id,small", "--format", "ndjson",
+            ])
+            #expect(json.output == "{\"id\":1,\"small\":0.25}\n{\"id\":2,\"small\":null}\n")
+            let filtered = try await fixture.run(
+                [
+                    "query", "e", "--where",
+                    "at >= 2026-03-01T10:00+01:00 and at < 2026-03-02 and tag = 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'",
+                    "--count",
+                ])
+            #expect(filtered.output == "1\n", "\(filtered.errors)")
+            let mismatch = try await fixture.run(["query", "e", "--where", "at > 3"])
+            #expect(mismatch.status == 2)
+            #expect(mismatch.errors.contains("type mismatch"))
+        }
+
         @Test("Errors: unknown table and column, bad filter, glob, dotted paths, unsupported options")
         func errors() async throws {
             let fixture = try await PostgreSQLFixture.make(Self.schema)
