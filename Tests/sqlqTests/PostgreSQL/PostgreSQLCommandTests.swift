@@ -246,7 +246,7 @@
             }
         }
 
-        @Test("A malformed URL is a usage error naming the part; a refused server fails quickly")
+        @Test("A malformed URL is a usage error naming the part; a refused or silent server fails quickly")
         func connection() async throws {
             let port = try await TestServer.sqlq(["tables", "--db", "postgresql://me@localhost:99999/db"])
             #expect(port.status == 2)
@@ -269,6 +269,16 @@
                 refused.errors.hasPrefix(
                     "Error: cannot connect to the PostgreSQL server of postgresql://me@127.0.0.1:\(free)/db"))
             #expect(ContinuousClock.now - start < .seconds(20))
+
+            // A server that accepts the connection and never answers: the connect timeout ends it.
+            let listener = try TCPListener()
+            defer { listener.close() }
+            let silentStart = ContinuousClock.now
+            let silent = try await TestServer.sqlq(
+                ["tables", "--db", "postgresql://me@127.0.0.1:\(listener.port)/db?connect_timeout=1"])
+            #expect(silent.status == 1)
+            #expect(silent.errors.hasPrefix("Error: cannot connect to the PostgreSQL server of "), "\(silent.errors)")
+            #expect(ContinuousClock.now - silentStart < .seconds(15))
         }
 
         @Test("Hostile values round-trip unchanged")
