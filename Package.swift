@@ -104,9 +104,13 @@ let package = Package(
             name: "PostgreSQLTests",
             dependencies: [
                 "PostgreSQL", "SQLite", "SharingSQLite", "LiveValueTesting", "Locking", "PostgreSQLInstance",
-                "ChildProcesses",
+                "ChildProcesses", "PostgreSQLTestServer",
             ]
         ),
+        // The throwaway PostgreSQL servers of the tests, for the PostgreSQL module's and sqlq's.
+        .target(
+            name: "PostgreSQLTestServer", dependencies: ["PostgreSQL", "ChildProcesses", "Locking"],
+            path: "Tests/PostgreSQLTestServer"),
         // An instance of a service reading live values from PostgreSQL, for the tests that run two, and
         // the many random live readers of the differential test.
         .executableTarget(
@@ -146,6 +150,8 @@ let package = Package(
                 // Output and import read and bind columns with the C API, from and into byte buffers.
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // PostgreSQL URLs in --db, only with the `PostgreSQL` trait: without it sqlq reads SQLite only.
+                .target(name: "PostgreSQL", condition: .when(traits: ["PostgreSQL"])),
                 // `sqlq serve`, only with the `HTTP` trait: without it sqlq builds without a server.
                 .target(name: "LiveHTTP", condition: .when(traits: ["HTTP"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["HTTP"])),
@@ -161,6 +167,9 @@ let package = Package(
             name: "sqlqTests",
             dependencies: [
                 "sqlq", "SQLite", "Locking", "ChildProcesses",
+                // sqlq on PostgreSQL, against a throwaway server.
+                .target(name: "PostgreSQLTestServer", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "PostgreSQL", condition: .when(traits: ["PostgreSQL"])),
                 // The tests of `sqlq serve`, a client that streams responses.
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTP"])),

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import PostgreSQLTestServer
 import SQLite
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LiveValueTesting
 import PostgreSQL
+import PostgreSQLTestServer
 import Testing
 
 /// Random writes against many random live readers in three other processes: every live value

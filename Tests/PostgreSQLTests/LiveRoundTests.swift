@@ -1,4 +1,5 @@
 import LiveValueTesting
+import PostgreSQLTestServer
 import SQLite
 import SharingSQLite
 import Testing

@@ -1,3 +1,4 @@
+import PostgreSQLTestServer
 import Testing
 
 extension Trait where Self == ConditionTrait {

@@ -1,4 +1,5 @@
 import PostgreSQL
+import PostgreSQLTestServer
 import SQLite
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgreSQL
+import PostgreSQLTestServer
 import QueryBuilder
 import SQLCore
 import Testing

@@ -1,4 +1,5 @@
 import LiveValueTesting
+import PostgreSQLTestServer
 import Testing
 
 @testable import PostgreSQL

@@ -1,5 +1,6 @@
 import Foundation
 import LiveValueTesting
+import PostgreSQLTestServer
 import Testing
 
 @testable import PostgreSQL

@@ -1,6 +1,7 @@
 import Foundation
 import LiveValueTesting
 import PostgreSQL
+import PostgreSQLTestServer
 import SQLite
 import SharingSQLite
 import Testing

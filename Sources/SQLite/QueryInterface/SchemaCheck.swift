@@ -61,13 +61,13 @@ extension Database {
     }
 
     /// The exact name first, then one that differs only in ASCII case (SQL identifiers ignore it).
-    static func match(_ name: String, in names: [String]) -> String? {
+    public static func match(_ name: String, in names: [String]) -> String? {
         names.first { $0.hasSameBytes(as: name) } ?? names.first { $0.sqliteNameMatches(name) }
     }
 
     /// The name at the smallest edit distance, if it is close enough to be a typo: at most a
     /// third of the longer name's length, and at least 1 (so "titel" finds "title").
-    static func closest(to name: String, in names: [String]) -> String? {
+    public static func closest(to name: String, in names: [String]) -> String? {
         let target = Array(name.lowercased().unicodeScalars)
         var best: (name: String, distance: Int)?
         for candidate in names {

@@ -40,6 +40,7 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var query: QueryOptions
 
     func run() throws {
+        if let url = try database.postgreSQLURL() { return try PostgreSQLCommands.query(url, query) }
         let connection = try database.open(.read)
         let output = OutputStream(fileDescriptor: 1)
         try connection.read { db in

@@ -26,6 +26,9 @@ struct SchemaCommand: ParsableCommand {
     var format: OutputFormat?
 
     func run() throws {
+        if let url = try database.postgreSQLURL() {
+            return try PostgreSQLCommands.schema(url, table: table, format: format)
+        }
         let connection = try database.open(.read)
         let output = OutputStream(fileDescriptor: 1)
         try connection.read { db in

@@ -21,6 +21,7 @@ struct TablesCommand: ParsableCommand {
     var format: OutputFormat?
 
     func run() throws {
+        if let url = try database.postgreSQLURL() { return try PostgreSQLCommands.tables(url, format: format) }
         let connection = try database.open(.read)
         let output = OutputStream(fileDescriptor: 1)
         try connection.read { db in

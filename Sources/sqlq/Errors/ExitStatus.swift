@@ -14,7 +14,7 @@ enum ExitStatus {
     static func forError(_ error: any Error) -> Int32 {
         switch error {
         case let error as CommandError: error.kind == .usage ? usage : failure
-        case is FilterError, is SchemaError, is ValidationError: usage
+        case is FilterError, is SchemaError, is ValidationError, is DatabaseURLError: usage
         default: failure
         }
     }

@@ -10,7 +10,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The SQLite database file. Defaults to $SQLQ_DATABASE, then to the demo database, built in memory from Migrations/.",
+            "The SQLite database file, or a postgresql:// URL (tables, schema and query). Defaults to $SQLQ_DATABASE, then to $DATABASE_URL when it is a PostgreSQL URL, then to the demo database, built in memory from Migrations/.",
             valueName: "path"),
         completion: .file())
     var db: String?
@@ -55,6 +55,24 @@ struct DatabaseOptions: ParsableArguments {
         if let db { return db }
         if let variable = getenv("SQLQ_DATABASE"), variable.pointee != 0 { return String(cString: variable) }
         return nil
+    }
+
+    /// The PostgreSQL server to use, when `--db` or `SQLQ_DATABASE` is a PostgreSQL URL, or
+    /// when neither is given and `DATABASE_URL` is one; nil for an SQLite file. (A
+    /// `DATABASE_URL` that is not a PostgreSQL URL is left alone: it is often another program's.)
+    func postgreSQLURL() throws(DatabaseURLError) -> DatabaseURL? {
+        if let path { return DatabaseURL.isPostgreSQL(path) ? try DatabaseURL(parsing: path) : nil }
+        guard let variable = getenv("DATABASE_URL") else { return nil }
+        let url = String(cString: variable)
+        return DatabaseURL.isPostgreSQL(url) ? try DatabaseURL(parsing: url) : nil
+    }
+
+    /// Whether the database is a PostgreSQL server rather than an SQLite file (a malformed URL
+    /// counts: its command reports it).
+    var isPostgreSQL: Bool {
+        if let path { return DatabaseURL.isPostgreSQL(path) }
+        guard let variable = getenv("DATABASE_URL") else { return false }
+        return DatabaseURL.isPostgreSQL(String(cString: variable))
     }
 
     /// How another sqlq command names the same database: `--db PATH`; nothing when

@@ -15,11 +15,19 @@ enum Cell {
     case text(UnsafeBufferPointer<UInt8>)
     case invalidText(UnsafeBufferPointer<UInt8>)
     case blob(UnsafeBufferPointer<UInt8>)
+    /// A PostgreSQL `boolean`: `t` or `f`, PostgreSQL's text form, and `true` or `false` in JSON.
+    /// (SQLite has no booleans: its rows hold 1 and 0.)
+    case boolean(Bool)
+    /// A number as its database's exact decimal text (PostgreSQL's `numeric`, `real` and
+    /// `double precision` text forms), written as it is, unquoted, aligned as a number.
+    case number(UnsafeBufferPointer<UInt8>)
 
     /// A cell's value copied out of SQLite's buffers, to be written after the next step.
     enum Owned {
         case value(DatabaseValue)
         case invalidText([UInt8])
+        case boolean(Bool)
+        case number(String)
 
         /// Column `column` of the statement's current row.
         init(_ statement: OpaquePointer, _ column: Int32) {
@@ -37,6 +45,8 @@ enum Cell {
         switch owned {
         case .value(let value): try withValue(value, body)
         case .invalidText(let bytes): try bytes.withUnsafeBufferPointer { try body(.invalidText($0)) }
+        case .boolean(let value): try body(.boolean(value))
+        case .number(var text): try text.withUTF8 { try body(.number($0)) }
         }
     }
 
@@ -85,7 +95,7 @@ enum Cell {
 
     var isNumber: Bool {
         switch self {
-        case .integer, .real: true
+        case .integer, .real, .number: true
         default: false
         }
     }

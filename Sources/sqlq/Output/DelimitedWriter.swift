@@ -48,6 +48,8 @@ struct DelimitedWriter: RowEncoder {
                     out.append(real < 0 ? "-1e999" : "1e999")
                 }
             case .blob(let bytes): out.appendBlobLiteral(bytes)
+            case .boolean(let value): out.append(UInt8(ascii: value ? "t" : "f"))
+            case .number(let bytes): out.append(bytes)
             case .text(let bytes), .invalidText(let bytes): Self.appendCSV(bytes, quoted: Self.needsQuotes(bytes), &out)
             }
         case .tsv:
@@ -57,6 +59,8 @@ struct DelimitedWriter: RowEncoder {
             case .integer(let integer): out.appendDecimal(integer)
             case .real(let real): out.appendReal(real)
             case .blob(let bytes): out.appendBlobLiteral(bytes)
+            case .boolean(let value): out.append(UInt8(ascii: value ? "t" : "f"))
+            case .number(let bytes): out.append(bytes)
             case .text(let bytes), .invalidText(let bytes): Self.appendTSV(bytes, &out)
             }
         }

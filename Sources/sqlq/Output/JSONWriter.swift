@@ -45,6 +45,7 @@ struct JSONWriter: RowEncoder {
         keys[column].withUnsafeBufferPointer { out.append($0) }
         switch cell {
         case .null: out.append("null")
+        case .boolean(let value): out.append(value ? "true" : "false")
         case .integer(let integer): out.appendDecimal(integer)
         case .real(let real):
             // SQLite stores NaN as NULL, so no NaN comes out of a database.
@@ -54,7 +55,9 @@ struct JSONWriter: RowEncoder {
                 out.append(real.isNaN ? "null" : real < 0 ? "-1e999" : "1e999")
             }
         // Refused before it gets here (writesInvalidText); written as is were it not.
-        case .text(let bytes), .invalidText(let bytes): Self.appendString(bytes, &out)
+        // Only JSON's own numbers are written bare: the rows a JSON format is given hold
+        // integers and reals where exact, and text for a decimal a double cannot hold.
+        case .text(let bytes), .invalidText(let bytes), .number(let bytes): Self.appendString(bytes, &out)
         case .blob(let bytes):
             out.append("{\"$base64\":true,\"encoded\":\"")
             out.appendBase64(bytes)

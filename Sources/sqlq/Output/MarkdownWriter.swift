@@ -38,7 +38,7 @@ struct MarkdownWriter: RowEncoder {
     func cell(_ cell: Cell, column: Int, _ out: inout ByteBuffer) {
         switch cell {
         case .null: appendPadded("NULL", width: 4, column: column, &out)
-        case .integer, .real, .blob:
+        case .integer, .real, .blob, .boolean, .number:
             appendPadded(cell, width: TableWriter.width(of: cell), column: column, &out)
         case .text(let bytes):
             if TextBytes.isASCII(bytes) {
@@ -74,6 +74,8 @@ struct MarkdownWriter: RowEncoder {
         case .integer(let integer): out.appendDecimal(integer)
         case .real(let real): out.appendReal(real)
         case .blob(let bytes): out.appendBlobLiteral(bytes)
+        case .boolean(let value): out.append(UInt8(ascii: value ? "t" : "f"))
+        case .number(let bytes): out.append(bytes)
         case .text(let bytes): Self.appendEscapedASCII(bytes, &out)
         case .invalidText(let bytes): out.append(TextBytes.showing(bytes, Self.escape))
         case .null: out.append("NULL")

@@ -58,6 +58,8 @@ struct TableWriter: RowEncoder {
         case .integer(let integer): out.appendDecimal(integer)
         case .real(let real): out.appendReal(real)
         case .blob(let bytes): out.appendBlobLiteral(bytes)
+        case .boolean(let value): out.append(UInt8(ascii: value ? "t" : "f"))
+        case .number(let bytes): out.append(bytes)
         case .text(let bytes): Self.appendVisible(bytes, &out)
         case .invalidText(let bytes): out.append(TextBytes.showing(bytes, Self.visible))
         }
@@ -82,6 +84,8 @@ struct TableWriter: RowEncoder {
     static func width(of cell: Cell) -> Int {
         switch cell {
         case .null: return 4
+        case .boolean: return 1
+        case .number(let bytes): return bytes.count
         case .integer(let integer):
             var digits = integer < 0 ? 2 : 1
             var magnitude = integer.magnitude

@@ -1,5 +1,6 @@
 import LiveValueTesting
 import PostgreSQL
+import PostgreSQLTestServer
 import SQLite
 import SharingSQLite
 import Testing

@@ -1,4 +1,5 @@
 import PostgreSQL
+import PostgreSQLTestServer
 import Testing
 
 // The README's `PostgreSQL` example. ArticleCodeTests in SQLiteTests checks that the README's

@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import LiveValueTesting
 import Locking
+import PostgreSQLTestServer
 
 /// A second instance of a service, in a process of its own: the `PostgreSQLInstance` executable
 /// built beside the tests, holding a live value on the test's database.

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import PostgreSQL
+import PostgreSQLTestServer
 
 /// A relay on 127.0.0.1 in front of the test server's unix socket, that can cut every connection
 /// on the server's side while the clients go on believing theirs open: what a client sees when

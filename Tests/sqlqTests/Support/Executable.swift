@@ -39,6 +39,7 @@ enum Executable {
     static func environment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["SQLQ_DATABASE"] = nil
+        environment["DATABASE_URL"] = nil
         environment["NO_COLOR"] = nil
         environment.merge(extra) { _, new in new }
         return environment

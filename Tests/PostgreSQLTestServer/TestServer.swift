@@ -7,10 +7,10 @@ import PostgreSQL
 /// temporary folder, listening only on a unix socket in that folder, stopped and deleted when
 /// the process exits. Each test opens a database of its own, so tests run in parallel. A test
 /// that stops or restarts its server starts a ``TestCluster`` of its own instead.
-enum TestServer {
+public enum TestServer {
     /// The folder holding `initdb` and `pg_ctl`, newest version first, or nil when PostgreSQL's
     /// server binaries are not installed.
-    static let binaries: String? = {
+    public static let binaries: String? = {
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "\(root)/\($0)/bin" }.first {
@@ -27,18 +27,18 @@ enum TestServer {
     }
 
     /// A new, empty database on the server, for one test.
-    static func makeDatabase() async throws -> PostgreSQLDatabase {
+    public static func makeDatabase() async throws -> PostgreSQLDatabase {
         try await PostgreSQLDatabase(makeConfiguration())
     }
 
     /// The configuration of a new, empty database on the server, for one test.
     /// `options` follow `CREATE DATABASE name`, such as a locale.
-    static func makeConfiguration(options: String = "") async throws -> PostgreSQLDatabase.Configuration {
+    public static func makeConfiguration(options: String = "") async throws -> PostgreSQLDatabase.Configuration {
         try await server.get().makeConfiguration(options: options)
     }
 
     /// Runs `body` with a new database, closed afterwards; `options` follow `CREATE DATABASE name`.
-    static func withDatabase<Result>(
+    public static func withDatabase<Result>(
         options: String = "", _ body: (PostgreSQLDatabase) async throws -> Result
     ) async throws -> Result {
         let db = try await PostgreSQLDatabase(makeConfiguration(options: options))
@@ -52,7 +52,7 @@ enum TestServer {
         }
     }
 
-    static func configuration(database: String) throws -> PostgreSQLDatabase.Configuration {
+    public static func configuration(database: String) throws -> PostgreSQLDatabase.Configuration {
         try server.get().configuration(database: database)
     }
 
@@ -60,7 +60,7 @@ enum TestServer {
     /// blocks one of the few threads of Swift's concurrency pool (two on a two-core machine) for
     /// the seconds a server takes to start or stop stalls every other test's tasks meanwhile,
     /// and the time limits those tests check.
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try body() }) }.start()
         }
@@ -88,24 +88,24 @@ enum TestServer {
 /// shared by the tests; a test that stops or restarts a server runs one of its own with
 /// ``with(tcp:ssl:_:)``, which deletes it afterwards. Every cluster still running when the
 /// process exits is stopped and deleted then.
-final class TestCluster: Sendable {
-    let binaries: String
+public final class TestCluster: Sendable {
+    public let binaries: String
     /// The folder holding the data folder, the log and the socket.
-    let directory: String
+    public let directory: String
     /// The socket's name, and the TCP port on 127.0.0.1 when the cluster listens on TCP.
-    let port: Int
+    public let port: Int
     /// Whether the server listens on TCP 127.0.0.1 too.
-    let tcp: Bool
+    public let tcp: Bool
     /// Whether the server offers TLS, with a certificate for "localhost" signed by a throwaway
     /// certificate authority, ``caFile``.
-    let ssl: Bool
+    public let ssl: Bool
 
     /// The throwaway certificate authority's certificate, PEM, when ``ssl`` is on.
-    var caFile: String { "\(directory)/ca.crt" }
+    public var caFile: String { "\(directory)/ca.crt" }
 
     /// Creates the cluster's files (initdb, and the certificates with `ssl`); it does not run
     /// until ``start()``. With `tcp`, it listens on a free private port of 127.0.0.1 too.
-    init(tcp: Bool = false, ssl: Bool = false) throws {
+    public init(tcp: Bool = false, ssl: Bool = false) throws {
         guard let binaries = TestServer.binaries else {
             throw TestServerError("PostgreSQL's server binaries were not found")
         }
@@ -134,7 +134,7 @@ final class TestCluster: Sendable {
 
     /// Runs `body` with a new cluster, started, then stops and deletes it, whether `body`
     /// returns or throws.
-    static func with<Result>(
+    public static func with<Result>(
         tcp: Bool = false, ssl: Bool = false, _ body: (TestCluster) async throws -> Result
     ) async throws -> Result {
         let cluster = try await TestServer.offPool { try TestCluster(tcp: tcp, ssl: ssl) }
@@ -150,7 +150,7 @@ final class TestCluster: Sendable {
     }
 
     /// Starts the server and waits until it accepts connections.
-    func start() async throws {
+    public func start() async throws {
         try await TestServer.offPool { try self.startNow() }
     }
 
@@ -173,7 +173,7 @@ final class TestCluster: Sendable {
 
     /// Stops the server (fast shutdown: connections are closed, as on a server restart) and waits
     /// until it has stopped.
-    func stop() async throws {
+    public func stop() async throws {
         try await TestServer.offPool {
             try TestServer.run(
                 ["\(self.binaries)/pg_ctl", "-D", "\(self.directory)/data", "-m", "fast", "-w", "-t", "60", "stop"],
@@ -182,22 +182,22 @@ final class TestCluster: Sendable {
     }
 
     /// Starts the server again after ``stop()``.
-    func startAgain() async throws {
+    public func startAgain() async throws {
         try await start()
     }
 
     /// Stops the server if it runs, and deletes the cluster's folder.
-    func shutdown() {
+    public func shutdown() {
         Self.remove(directory: directory, binaries: binaries)
         Self.live.withLock { $0[directory] = nil }
     }
 
-    func configuration(database: String) -> PostgreSQLDatabase.Configuration {
+    public func configuration(database: String) -> PostgreSQLDatabase.Configuration {
         .init(address: .unixSocket(directory: directory, port: port), user: "postgres", database: database)
     }
 
     /// A configuration for `database` over TCP, at `host` (127.0.0.1 or localhost).
-    func tcpConfiguration(
+    public func tcpConfiguration(
         database: String, host: String = "127.0.0.1", tls: PostgreSQLDatabase.Configuration.TLS
     ) -> PostgreSQLDatabase.Configuration {
         .init(address: .host(host, port: port), user: "postgres", database: database, tls: tls)
@@ -229,7 +229,7 @@ final class TestCluster: Sendable {
     }
 
     /// The configuration of a new, empty database, for one test.
-    func makeConfiguration(options: String = "") async throws -> PostgreSQLDatabase.Configuration {
+    public func makeConfiguration(options: String = "") async throws -> PostgreSQLDatabase.Configuration {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
         do {
@@ -264,15 +264,15 @@ final class TestCluster: Sendable {
     }
 }
 
-struct TestServerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestServerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// TCP ports of 127.0.0.1 for the tests.
-enum TCPPort {
+public enum TCPPort {
     /// A port nothing listens on now: the kernel's pick for a socket bound and closed at once.
-    static func free() throws -> Int {
+    public static func free() throws -> Int {
         let listener = try TCPListener()
         defer { listener.close() }
         return listener.port
@@ -281,11 +281,11 @@ enum TCPPort {
 
 /// A TCP socket on 127.0.0.1 that listens and never accepts nor answers: the kernel completes
 /// connections to it, which then hear nothing, like a server that hangs.
-final class TCPListener: Sendable {
-    let descriptor: Int32
-    let port: Int
+public final class TCPListener: Sendable {
+    public let descriptor: Int32
+    public let port: Int
 
-    init() throws {
+    public init() throws {
         #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -312,7 +312,7 @@ final class TCPListener: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    func close() {
+    public func close() {
         Glibc.close(descriptor)
     }
 }

@@ -1,0 +1,236 @@
+#if PostgreSQL
+    import PostgreSQL
+    import QueryBuilder
+    import SQLite
+
+    /// `tables`, `schema` and `query` on a PostgreSQL server: the commands sqlq runs there so far.
+    enum PostgreSQLCommands {
+        /// `sqlq tables`: the tables and views of the search path's schemas.
+        static func tables(_ url: DatabaseURL, format: OutputFormat?) throws {
+            let connection = try PostgreSQLConnection(url)
+            defer { connection.close() }
+            let rows = try connection.fetchAll(PostgreSQLTable.listSQL)
+            let output = OutputStream(fileDescriptor: 1)
+            if let format {
+                format.write(
+                    columns: ["name", "type", "columns"],
+                    rows: rows.map { row in [0, 2, 3].map { Cell.Owned.value(row.value(at: $0)) } },
+                    to: output, style: .forDescriptor(1))
+            } else {
+                for row in rows { output.writeLine(row.value(at: 0).cellText) }
+            }
+            output.flush()
+        }
+
+        /// `sqlq schema TABLE`: the columns as SQLite's `schema --format` lists them (position,
+        /// name, type, NOT NULL, default, primary key position, generated), then, without
+        /// `--format`, the foreign keys and indexes as PostgreSQL prints their definitions.
+        static func schema(_ url: DatabaseURL, table name: String, format: OutputFormat?) throws {
+            let connection = try PostgreSQLConnection(url)
+            defer { connection.close() }
+            let table = try PostgreSQLTable(connection, table: name)
+            let relation = DatabaseValue.text(table.quotedName)
+            let columns = try connection.fetchAll(
+                """
+                SELECT row_number() OVER (ORDER BY a.attnum) - 1 AS cid, a.attname::text AS name,
+                    pg_catalog.format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull::int AS "notnull",
+                    CASE WHEN a.attgenerated = '' THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid) END AS dflt_value,
+                    coalesce(array_position(pk.conkey, a.attnum), 0) AS pk,
+                    CASE a.attgenerated WHEN 's' THEN 'stored' END AS generated
+                FROM pg_catalog.pg_attribute AS a
+                LEFT JOIN pg_catalog.pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                LEFT JOIN pg_catalog.pg_constraint AS pk ON pk.conrelid = a.attrelid AND pk.contype = 'p'
+                WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
+                ORDER BY a.attnum
+                """, [relation])
+            let output = OutputStream(fileDescriptor: 1)
+            let names = ["cid", "name", "type", "notnull", "dflt_value", "pk", "generated"]
+            let rows = columns.map { row in row.values.map { Cell.Owned.value($0) } }
+            (format ?? .table).write(columns: names, rows: rows, to: output, style: .forDescriptor(1))
+            if format == nil {
+                let foreignKeys = try connection.fetchAll(
+                    """
+                    SELECT conname::text, pg_catalog.pg_get_constraintdef(oid) FROM pg_catalog.pg_constraint
+                    WHERE conrelid = $1::regclass AND contype = 'f' ORDER BY conname COLLATE "C"
+                    """, [relation])
+                let indexes = try connection.fetchAll(
+                    """
+                    SELECT pg_catalog.pg_get_indexdef(i.indexrelid) FROM pg_catalog.pg_index AS i
+                    JOIN pg_catalog.pg_class AS c ON c.oid = i.indexrelid
+                    WHERE i.indrelid = $1::regclass ORDER BY c.relname COLLATE "C"
+                    """, [relation])
+                if !foreignKeys.isEmpty {
+                    output.writeLine("foreign keys:")
+                    for row in foreignKeys {
+                        output.writeLine("  " + row.value(at: 0).cellText + ": " + row.value(at: 1).cellText)
+                    }
+                }
+                if !indexes.isEmpty {
+                    output.writeLine("indexes:")
+                    for row in indexes { output.writeLine("  " + row.value(at: 0).cellText + ";") }
+                }
+            }
+            output.flush()
+        }
+
+        /// `sqlq query TABLE`: the rows that match, in any format.
+        static func query(_ url: DatabaseURL, _ options: QueryOptions) throws {
+            for (given, option) in [
+                (!options.facets.isEmpty, "--facet"), (options.explain, "--explain"),
+                (options.search != nil, "--search"),
+            ] where given {
+                throw CommandError.usage("\(option) is not available on PostgreSQL yet")
+            }
+            let connection = try PostgreSQLConnection(url)
+            defer { connection.close() }
+            let table = try PostgreSQLTable(connection, table: options.table)
+            var request = Table(table.name).all()
+            if !options.filters.isEmpty {
+                request = request.filter(try PostgreSQLFilter.compile(options.filters, table: table))
+            }
+            var orderings: [any SQLOrderingTerm] = []
+            for option in options.sort {
+                for (term, position) in QueryOptions.terms(option) {
+                    let descending = term.hasPrefix("-")
+                    let name = descending || term.hasPrefix("+") ? String(term.dropFirst()) : term
+                    let column = try Self.column(
+                        name, option: "--sort", text: option, position: position + term.count - name.count, table)
+                    let expression = PostgreSQLFilter.compared(column, of: table)
+                    orderings.append(descending ? expression.desc : expression.asc)
+                }
+            }
+            if !orderings.isEmpty { request = request.sort(orderings) }
+            var selected: [PostgreSQLTable.Column] = []
+            for option in options.columns {
+                for (name, position) in QueryOptions.terms(option) {
+                    selected.append(try Self.column(name, option: "--columns", text: option, position: position, table))
+                }
+            }
+            if selected.isEmpty { selected = table.columns }
+            // Every value as PostgreSQL's text form, which each format then reads by the
+            // column's type: no type is left that cannot be shown.
+            request = request.select(
+                selected.map { column in
+                    SQLExpression(
+                        SQLFragment([.identifier(column.name), .sql("::text AS "), .identifier(column.name)]),
+                        precedence: .atom)
+                })
+            if options.limit != nil || options.offset != nil {
+                // PostgreSQL refuses SQLite's negative "no limit".
+                request = request.limit(options.limit ?? Int(Int64.max), offset: options.offset)
+            }
+            let rendered = try request.rendered(.postgreSQL, count: options.count)
+            if let unsupported = rendered.unsupported {
+                throw CommandError.usage("\(unsupported) is not available on PostgreSQL")
+            }
+            let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
+            let output = OutputStream(fileDescriptor: 1)
+            if options.count {
+                output.writeLine(rows.first?.value(at: 0).cellText ?? "0")
+            } else {
+                let json = options.format == .json || options.format == .ndjson
+                options.format.write(
+                    columns: selected.map(\.name),
+                    rows: rows.map { row in
+                        selected.indices.map { Self.cell(row.value(at: $0), kind: selected[$0].kind, json: json) }
+                    },
+                    to: output, style: .forDescriptor(1))
+            }
+            output.flush()
+        }
+
+        /// The column a `--sort` or `--columns` term names, or an error pointing at it.
+        private static func column(
+            _ name: String, option: String, text: String, position: Int, _ table: PostgreSQLTable
+        ) throws -> PostgreSQLTable.Column {
+            guard !name.isEmpty else {
+                throw FilterError(
+                    reason: .syntax("a column name is missing"), expression: text, position: position, length: 1,
+                    option: option)
+            }
+            var unquoted = name
+            if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") {
+                let inner = name.dropFirst().dropLast()
+                var result = ""
+                var previousQuote = false
+                for character in inner {
+                    if character == "\"", previousQuote {
+                        previousQuote = false
+                        continue
+                    }
+                    previousQuote = character == "\""
+                    result.append(character)
+                }
+                unquoted = result
+            } else if name.contains(".") {
+                throw FilterError(
+                    reason: .limit("dotted foreign-key paths are not available on PostgreSQL yet"), expression: text,
+                    position: position, length: name.count, option: option)
+            }
+            do {
+                return try table.column(unquoted)
+            } catch let error as SchemaError {
+                throw FilterError(
+                    reason: .unknownColumn(error), expression: text, position: position, length: name.count,
+                    option: option)
+            }
+        }
+
+        /// A value read as PostgreSQL's text form, as the formats show it: integers as
+        /// integers; booleans as `t` and `f` (`true` and `false` in JSON); in JSON, `real`s and
+        /// `double precision`s as numbers, and a `numeric` as a number when a double holds it
+        /// exactly, else as a string (never rounded); elsewhere numbers as their text form,
+        /// unquoted; everything else as its text form.
+        static func cell(_ value: DatabaseValue, kind: PostgreSQLTable.Kind, json: Bool) -> Cell.Owned {
+            guard case .text(let text) = value else { return .value(value) }
+            switch kind {
+            case .integer:
+                return .value(Int64(text).map(DatabaseValue.integer) ?? value)
+            case .boolean:
+                return .boolean(text == "true")
+            case .float where json:
+                return .value(Double(text).map(DatabaseValue.real) ?? value)
+            case .numeric where json:
+                if let integer = Int64(text) { return .value(.integer(integer)) }
+                // The bounds keep out what would overflow, or lose digits as a subnormal.
+                if Self.holdsExactly(text), let double = Double(text), double == 0 || abs(double) >= 1e-300,
+                    double.isFinite
+                {
+                    return .value(.real(double))
+                }
+                return .value(value)
+            case .float, .numeric:
+                return .number(text)
+            default:
+                return .value(value)
+            }
+        }
+
+        /// Whether a decimal text has at most 15 significant digits, which every double holds
+        /// exactly enough to print back the same number.
+        private static func holdsExactly(_ text: String) -> Bool {
+            var digits: [UInt8] = []
+            for (index, byte) in text.utf8.enumerated() {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(byte)
+                case UInt8(ascii: "."): continue
+                case UInt8(ascii: "-") where index == 0: continue
+                default: return false
+                }
+            }
+            let significant = digits.drop { $0 == UInt8(ascii: "0") }.reversed().drop { $0 == UInt8(ascii: "0") }
+            return significant.count <= 15
+        }
+    }
+#else
+    /// Without the `PostgreSQL` trait, sqlq reads SQLite files only, and says so for a URL.
+    enum PostgreSQLCommands {
+        static func tables(_ url: DatabaseURL, format: OutputFormat?) throws { throw unavailable }
+        static func schema(_ url: DatabaseURL, table: String, format: OutputFormat?) throws { throw unavailable }
+        static func query(_ url: DatabaseURL, _ options: QueryOptions) throws { throw unavailable }
+
+        private static var unavailable: CommandError {
+            .usage("this sqlq was built without the PostgreSQL trait, so it reads SQLite files only")
+        }
+    }
+#endif

@@ -1,0 +1,119 @@
+#if PostgreSQL
+    import Foundation
+    import PostgreSQL
+    import PostgreSQLTestServer
+    import SQLite
+    import Testing
+
+    /// The same random table in an SQLite file and on PostgreSQL, and random queries whose JSON
+    /// output must be the same on both: only operators and types whose meaning the two share,
+    /// and every sort ending in the unique `id`, so that the order is fully determined.
+    @Suite("sqlq on PostgreSQL and SQLite agree", .postgreSQLInstalled)
+    struct PostgreSQLDifferentialTests {
+        static let texts = ["apple", "Apple", "APPLE", "banana", "a%b", "a_b", "é", "É", "zeta", "", "x y", "Zeta"]
+        static let reals = [-2.5, -1, 0, 0.5, 1.25, 3, 1e6]
+
+        @Test("200 random filters, sorts, limits and selections give the same JSON")
+        func randomQueries() async throws {
+            var random = SeededGenerator(seed: 0x5EED_0F_5A1)
+            var rows: [[DatabaseValue]] = []
+            for id in 1...60 {
+                let a: DatabaseValue =
+                    Int.random(in: 0..<8, using: &random) == 0
+                    ? .null : .integer(Int64.random(in: -5...5, using: &random))
+                let b: DatabaseValue =
+                    Int.random(in: 0..<8, using: &random) == 0
+                    ? .null : .real(Self.reals.randomElement(using: &random)!)
+                let c: DatabaseValue =
+                    Int.random(in: 0..<8, using: &random) == 0
+                    ? .null : .text(Self.texts.randomElement(using: &random)!)
+                rows.append([.integer(Int64(id)), a, b, c])
+            }
+            let files = try TemporaryDirectory()
+            let path = files.file("differential.sqlite").path
+            let sqlite = try Database(path: path)
+            try sqlite.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b REAL, c TEXT)")
+            let fixture = try await PostgreSQLFixture.make([
+                "CREATE TABLE t (id bigint PRIMARY KEY, a bigint, b double precision, c text)"
+            ])
+            defer { Task { await fixture.close() } }
+            for row in rows {
+                try sqlite.execute("INSERT INTO t VALUES (?, ?, ?, ?)", row)
+                try await fixture.database.execute("INSERT INTO t VALUES ($1, $2, $3, $4)", row)
+            }
+            var nonEmpty = 0
+            for round in 0..<200 {
+                let arguments = Self.randomArguments(&random)
+                let onSQLite = try await TestServer.sqlq(arguments + ["--db", path])
+                let onPostgreSQL = try await fixture.run(arguments)
+                #expect(onSQLite.status == 0, "round \(round): \(arguments): \(onSQLite.errors)")
+                #expect(
+                    onPostgreSQL.output == onSQLite.output,
+                    "round \(round): \(arguments)\nPostgreSQL: \(onPostgreSQL.errors)")
+                if onSQLite.output.count > 3 { nonEmpty += 1 }
+            }
+            // The filters must select something often enough to test the values.
+            #expect(nonEmpty > 100)
+            withExtendedLifetime(files) {}
+        }
+
+        static func randomArguments(_ random: inout SeededGenerator) -> [String] {
+            var arguments = ["query", "t", "--format", Bool.random(using: &random) ? "json" : "ndjson"]
+            let count = Int.random(in: 0...2, using: &random)
+            if count > 0 {
+                let predicates = (0..<count).map { _ in randomPredicate(&random) }
+                let joined = predicates.joined(separator: Bool.random(using: &random) ? " and " : " or ")
+                arguments += ["--where", Int.random(in: 0..<5, using: &random) == 0 ? "not (\(joined))" : joined]
+            }
+            var sort: [String] = []
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                sort.append((Bool.random(using: &random) ? "-" : "") + ["a", "b", "c"].randomElement(using: &random)!)
+            }
+            sort.append(Bool.random(using: &random) ? "id" : "-id")
+            arguments += ["--sort", sort.joined(separator: ",")]
+            if Bool.random(using: &random) { arguments += ["--limit", String(Int.random(in: 0...20, using: &random))] }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                arguments += ["--offset", String(Int.random(in: 0...10, using: &random))]
+            }
+            if Bool.random(using: &random) {
+                arguments += [
+                    "--columns",
+                    (["id"] + ["a", "b", "c"].filter { _ in Bool.random(using: &random) }).joined(separator: ","),
+                ]
+            }
+            if Int.random(in: 0..<8, using: &random) == 0 { arguments.append("--count") }
+            return arguments
+        }
+
+        static func randomPredicate(_ random: inout SeededGenerator) -> String {
+            let comparison = ["=", "!=", "<", "<=", ">", ">="].randomElement(using: &random)!
+            func text() -> String {
+                let value = (texts + ["a", "b", "Z", "é"]).randomElement(using: &random)!
+                return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+            }
+            func number() -> String {
+                Bool.random(using: &random)
+                    ? String(Int.random(in: -6...6, using: &random)) : String(reals.randomElement(using: &random)!)
+            }
+            switch Int.random(in: 0..<13, using: &random) {
+            case 0: return "a \(comparison) \(Int.random(in: -6...6, using: &random))"
+            case 1: return "b \(comparison) \(number())"
+            case 2: return "c \(comparison) \(text())"
+            case 3: return "a in (\(number()), \(number()), null)"
+            case 4: return "c not in (\(text()), \(text()))"
+            case 5: return "a between \(number()) and \(number())"
+            case 6: return "c between \(text()) and \(text())"
+            case 7:
+                return ["a", "b", "c"].randomElement(using: &random)!
+                    + (Bool.random(using: &random) ? " is null" : " is not null")
+            case 8:
+                let pattern = ["a%", "A_B", "%E%", "%p%", "_", "é", "É%", "a%b", "x y"].randomElement(using: &random)!
+                return "c \(Bool.random(using: &random) ? "not like" : "like") '\(pattern)'"
+            case 9: return "c contains '\(["an", "P", "%", "_", "É", " "].randomElement(using: &random)!)'"
+            case 10: return "a"
+            case 11: return "a \(comparison) b"
+            default: return "b \(comparison) '\(Int.random(in: -3...3, using: &random))'"
+            }
+        }
+    }
+#endif
