@@ -38,7 +38,7 @@ extension PostgreSQLDatabase {
         public var password: String?
         /// How long opening a connection (TCP, TLS and login) may take before it fails with
         /// ``PostgreSQLError/Kind/connectionFailed``, rather than waiting on a server that does
-        /// not answer.
+        /// not answer. A timeout beyond 68 years, or `.seconds(.max)`, waits 68 years.
         public var connectTimeout: Duration
         /// TLS for host addresses; unix sockets ignore it.
         public var tls: TLS
@@ -47,7 +47,7 @@ extension PostgreSQLDatabase {
         public var maximumConnections: Int
         /// How long a statement or transaction waits for a free connection when all
         /// ``maximumConnections`` are in use, before it fails with
-        /// ``PostgreSQLError/Kind/poolExhausted``. 10 seconds by default.
+        /// ``PostgreSQLError/Kind/poolExhausted``. 10 seconds by default; at most 68 years.
         public var connectionWaitTimeout: Duration
 
         /// A configuration for `database` as `user` at `address`. A `maximumConnections` below 1
@@ -89,9 +89,7 @@ extension PostgreSQLDatabase {
                     host: host, port: port, username: user, password: password, database: database,
                     tls: try postgresTLS())
             }
-            configuration.options.connectTimeout = .nanoseconds(
-                connectTimeout.components.seconds * 1_000_000_000 + connectTimeout.components.attoseconds
-                    / 1_000_000_000)
+            configuration.options.connectTimeout = .nanoseconds(connectTimeout.timerNanoseconds)
             configuration.options.additionalStartupParameters = [("TimeZone", "UTC")]
             return configuration
         }

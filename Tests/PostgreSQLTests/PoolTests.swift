@@ -163,10 +163,14 @@ struct PoolTests {
         await db.close()
     }
 
-    @Test func aWaitingStatementStopsWaitingWhenItsTaskIsCancelled() async throws {
+    /// With a minute's wait, and with the longest a `Duration` holds, which no timer can count
+    /// in nanoseconds: it waits 68 years instead, never trapping.
+    @Test(arguments: [Duration.seconds(60), .seconds(Int64.max)])
+    func aWaitingStatementStopsWaitingWhenItsTaskIsCancelled(waitTimeout: Duration) async throws {
         var configuration = try await TestServer.makeConfiguration()
         configuration.maximumConnections = 1
-        configuration.connectionWaitTimeout = .seconds(60)
+        configuration.connectionWaitTimeout = waitTimeout
+        configuration.connectTimeout = waitTimeout
         let db = try await PostgreSQLDatabase(configuration)
         let (inside, insideContinuation) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)

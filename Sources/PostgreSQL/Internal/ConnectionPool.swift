@@ -154,7 +154,7 @@ final class ConnectionPool: Sendable {
                     continuation.resume(with: now)
                     return
                 }
-                let limit = configuration.connectionWaitTimeout
+                let limit = configuration.connectionWaitTimeout.boundedForTimers
                 let timeout = Task { [weak self] in
                     guard (try? await Task.sleep(for: limit)) != nil, let self else { return }
                     self.stopWaiting(id, with: self.exhaustedError(sql: sql))

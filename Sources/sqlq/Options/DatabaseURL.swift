@@ -128,8 +128,11 @@ struct DatabaseURL: Equatable, Sendable {
             case "password": password = value
             case "dbname": database = value
             case "connect_timeout":
-                guard let seconds = Int(value), seconds > 0 else {
-                    throw fail("connect_timeout", "\"\(value)\" is not a whole number of seconds above 0")
+                // At most --timeout's maximum, about 24 days: a number of seconds the connection's
+                // timer can hold.
+                let maximum = Int(DatabaseOptions.maximumTimeout)
+                guard let seconds = Int(value), (1...maximum).contains(seconds) else {
+                    throw fail("connect_timeout", "\"\(value)\" is not a whole number of seconds from 1 to \(maximum)")
                 }
                 connectTimeout = seconds
             default:

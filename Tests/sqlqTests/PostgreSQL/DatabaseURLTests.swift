@@ -43,6 +43,9 @@ struct DatabaseURLTests {
             ("postgresql://u:secret@h/d%zz", "database name"),
             ("postgresql://u:secret@h/a/b", "database name"),
             ("postgresql://u:secret@h/d?connect_timeout=0", "connect_timeout"),
+            ("postgresql://u:secret@h/d?connect_timeout=2147484", "connect_timeout"),
+            ("postgresql://u:secret@h/d?connect_timeout=99999999999", "connect_timeout"),
+            ("postgresql://u:secret@h/d?connect_timeout=-1", "connect_timeout"),
         ]
         for (text, part) in cases {
             do {

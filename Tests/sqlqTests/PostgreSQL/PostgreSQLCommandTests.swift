@@ -259,6 +259,11 @@
             #expect(mode.errors.contains("the sslmode is wrong"))
             #expect(mode.errors.contains("me:***@h"))
             #expect(!mode.errors.contains("secret"))
+            // A timeout past what the connection's timer holds is refused, rather than overflow it.
+            let timeout = try await TestServer.sqlq(
+                ["tables", "--db", "postgresql://me@localhost/db?connect_timeout=99999999999"])
+            #expect(timeout.status == 2)
+            #expect(timeout.errors.contains("the connect_timeout is wrong"), "\(timeout.errors)")
             let free = try TCPPort.free()
             let start = ContinuousClock.now
             let refused = try await TestServer.sqlq(
