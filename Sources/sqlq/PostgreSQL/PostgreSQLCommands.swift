@@ -75,14 +75,43 @@
 
         /// `sqlq query TABLE`: the rows that match, in any format.
         static func query(_ url: DatabaseURL, _ options: QueryOptions) throws {
+            try refuseUnavailableOptions(options)
+            let connection = try PostgreSQLConnection(url)
+            defer { connection.close() }
+            let (_, selected, rendered) = try request(options, on: connection)
+            let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
+            let output = OutputStream(fileDescriptor: 1)
+            if options.count {
+                output.writeLine(rows.first?.value(at: 0).cellText ?? "0")
+            } else {
+                let json = options.format == .json || options.format == .ndjson
+                options.format.write(
+                    columns: selected.map(\.name),
+                    rows: rows.map { row in
+                        selected.indices.map { Self.cell(row.value(at: $0), kind: selected[$0].kind, json: json) }
+                    },
+                    to: output, style: .forDescriptor(1))
+            }
+            output.flush()
+        }
+
+        /// A usage error for the query options that PostgreSQL cannot run yet, before connecting.
+        static func refuseUnavailableOptions(_ options: QueryOptions) throws {
             for (given, option) in [
                 (!options.facets.isEmpty, "--facet"), (options.explain, "--explain"),
                 (options.search != nil, "--search"),
             ] where given {
                 throw CommandError.usage("\(option) is not available on PostgreSQL yet")
             }
-            let connection = try PostgreSQLConnection(url)
-            defer { connection.close() }
+        }
+
+        /// The request that `query` and `watch` run: the table's rows that the filters match,
+        /// sorted, limited, their selected columns each as PostgreSQL's text form; with the
+        /// selected columns, and its SQL (a count with `--count`).
+        static func request(_ options: QueryOptions, on connection: PostgreSQLConnection) throws -> (
+            request: QueryInterfaceRequest<Row>, selected: [PostgreSQLTable.Column],
+            rendered: (sql: String, arguments: [DatabaseValue], unsupported: String?)
+        ) {
             let table = try PostgreSQLTable(connection, table: options.table)
             var request = Table(table.name).all()
             if !options.filters.isEmpty {
@@ -123,20 +152,7 @@
             if let unsupported = rendered.unsupported {
                 throw CommandError.usage("\(unsupported) is not available on PostgreSQL")
             }
-            let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
-            let output = OutputStream(fileDescriptor: 1)
-            if options.count {
-                output.writeLine(rows.first?.value(at: 0).cellText ?? "0")
-            } else {
-                let json = options.format == .json || options.format == .ndjson
-                options.format.write(
-                    columns: selected.map(\.name),
-                    rows: rows.map { row in
-                        selected.indices.map { Self.cell(row.value(at: $0), kind: selected[$0].kind, json: json) }
-                    },
-                    to: output, style: .forDescriptor(1))
-            }
-            output.flush()
+            return (request, selected, rendered)
         }
 
         /// The column a `--sort` or `--columns` term names, or an error pointing at it.

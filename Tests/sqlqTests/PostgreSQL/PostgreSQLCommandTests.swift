@@ -235,13 +235,13 @@
                 #expect(result.errors == "Error: \(option[0]) is not available on PostgreSQL yet\n")
             }
             for command in [
-                ["delete", "items", "--where", "id = 1", "--yes"], ["sql", "SELECT 1"], ["watch", "items"],
+                ["delete", "items", "--where", "id = 1", "--yes"], ["sql", "SELECT 1"],
             ] {
                 let result = try await fixture.run(command)
                 #expect(result.status == 2, "\(command)")
                 #expect(
                     result.errors
-                        == "Error: sqlq \(command[0]) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema and query\n"
+                        == "Error: sqlq \(command[0]) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch and install-notifications\n"
                 )
             }
         }
