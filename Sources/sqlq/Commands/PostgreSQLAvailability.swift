@@ -9,8 +9,6 @@ enum PostgreSQLAvailability {
         let database: DatabaseOptions
         // Concrete casts: a cast to a protocol scans every conformance record of the binary.
         switch command {
-        case let command as DeleteCommand: (name, database) = ("delete", command.database)
-        case let command as ImportCommand: (name, database) = ("import", command.database)
         case let command as SQLCommand: (name, database) = ("sql", command.database)
         case let command as MigrateCommand: (name, database) = ("migrate", command.database)
         case let command as SearchIndexCommand: (name, database) = ("search-index", command.database)
@@ -21,7 +19,7 @@ enum PostgreSQLAvailability {
         }
         guard database.isPostgreSQL else { return nil }
         return .usage(
-            "sqlq \(name) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch and install-notifications"
+            "sqlq \(name) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch, delete, import and install-notifications"
         )
     }
 }
