@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("sqlq delete")
+@Suite("sqlq delete", .onProcessThreads)
 struct DeleteCommandTests {
     @Test("--yes deletes exactly the matching rows, in one go")
     func yes() throws {

@@ -1,6 +1,6 @@
 import Testing
 
-@Suite("sqlq --help")
+@Suite("sqlq --help", .onProcessThreads)
 struct HelpTests {
     static let commands: [[String]] = {
         var commands = [

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("sqlq import")
+@Suite("sqlq import", .onProcessThreads)
 struct ImportCommandTests {
     static let schema = """
         CREATE TABLE people(

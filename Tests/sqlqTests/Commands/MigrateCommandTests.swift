@@ -3,7 +3,7 @@ import Foundation
 import SQLite
 import Testing
 
-@Suite("sqlq migrate")
+@Suite("sqlq migrate", .onProcessThreads)
 struct MigrateCommandTests {
     @Test("Applies pending migrations once, creating the file, and reports their state")
     func migrate() throws {

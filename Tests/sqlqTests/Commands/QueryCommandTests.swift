@@ -2,7 +2,7 @@ import Foundation
 import SQLite
 import Testing
 
-@Suite("sqlq query")
+@Suite("sqlq query", .onProcessThreads)
 struct QueryCommandTests {
     private func jsonRows(_ output: String) throws -> [[String: Any]] {
         try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])

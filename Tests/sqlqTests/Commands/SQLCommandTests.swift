@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("sqlq sql")
+@Suite("sqlq sql", .onProcessThreads)
 struct SQLCommandTests {
     @Test("Parameters are bound: integers, reals and text")
     func parameters() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("sqlq tables and schema")
+@Suite("sqlq tables and schema", .onProcessThreads)
 struct SchemaCommandTests {
     @Test("tables lists tables and views, plainly or in a format")
     func tables() throws {

@@ -3,7 +3,7 @@ import Foundation
 import SQLite
 import Testing
 
-@Suite("sqlq search-index")
+@Suite("sqlq search-index", .onProcessThreads)
 struct SearchIndexCommandTests {
     /// The ids `query --search` prints for `text`.
     private func search(_ database: TestDatabase, _ text: String) throws -> [Int64] {

@@ -3,7 +3,7 @@ import Foundation
 import SQLite
 import Testing
 
-@Suite("sqlq query --search")
+@Suite("sqlq query --search", .onProcessThreads)
 struct SearchTests {
     /// The `sqlite3` shell's output for `sql`, written by hand against the index: a join, ranked
     /// by FTS5's `rank`. CSV by default: the shell quotes more than sqlq, but not values of one

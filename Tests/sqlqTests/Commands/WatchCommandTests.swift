@@ -4,7 +4,7 @@ import Glibc
 import SQLite
 import Testing
 
-@Suite("sqlq watch")
+@Suite("sqlq watch", .onProcessThreads)
 struct WatchCommandTests {
     @Test("A commit by another process is redrawn; Ctrl-C exits with 0")
     func commitByAnotherProcess() async throws {

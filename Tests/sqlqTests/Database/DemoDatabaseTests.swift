@@ -4,7 +4,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Demo database")
+@Suite("Demo database", .onProcessThreads)
 struct DemoDatabaseTests {
     @Test("Migrations/ is found from the repository")
     func migrations() throws {

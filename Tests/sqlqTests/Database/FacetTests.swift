@@ -3,7 +3,7 @@ import Foundation
 import SQLite
 import Testing
 
-@Suite("sqlq --facet")
+@Suite("sqlq --facet", .onProcessThreads)
 struct FacetTests {
     /// Six rows; `--where "id <= 5"` keeps five: status open ×2, NULL ×2, closed ×1; n 1 ×3, 2 ×2.
     private static let schema = """

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Dotted names that follow declared foreign keys, run through the real `sqlq` process.
-@Suite("sqlq foreign-key paths")
+@Suite("sqlq foreign-key paths", .onProcessThreads)
 struct ForeignKeyPathTests {
     /// Responses by heroes, heroes in teams and with mentors (a key to their own table), and a
     /// foreign key of two columns. One response refers to a hero that does not exist, which

@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Result set")
+@Suite("Result set", .onProcessThreads)
 struct ResultSetTests {
     static func database() throws -> Database {
         let db = try Database()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Full-text indexes read from the schema")
+@Suite("Full-text indexes read from the schema", .onProcessThreads)
 struct SearchIndexTests {
     @Test("content= and content_rowid= are read as FTS5 reads them, from the SQL SQLite stores")
     func options() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Table query")
+@Suite("Table query", .onProcessThreads)
 struct TableQueryTests {
     static func database() throws -> Database {
         let db = try Database()

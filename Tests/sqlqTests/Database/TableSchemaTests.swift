@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Table schema")
+@Suite("Table schema", .onProcessThreads)
 struct TableSchemaTests {
     @Test(
         "A declared type gives SQLite's affinity",

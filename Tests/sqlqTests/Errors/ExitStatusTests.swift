@@ -5,7 +5,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Exit statuses and error messages")
+@Suite("Exit statuses and error messages", .onProcessThreads)
 struct ExitStatusTests {
     struct Other: Error, CustomStringConvertible {
         var description: String { "something else" }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Filter compiler")
+@Suite("Filter compiler", .onProcessThreads)
 struct FilterCompilerTests {
     let db: Database
     let schema: TableSchema

@@ -10,7 +10,7 @@ import Testing
 /// rejects, and no value of the input in the SQL text. The run is reproducible from its seed; a
 /// failure names the input. `SQLQ_FUZZ_COUNT` sets the number of inputs (100,000 by default;
 /// `Scripts/fuzz-filters` runs a million), `SQLQ_FUZZ_SEED` the seed.
-@Suite("Filter fuzzing")
+@Suite("Filter fuzzing", .onProcessThreads)
 struct FilterFuzzTests {
     static let count = ProcessInfo.processInfo.environment["SQLQ_FUZZ_COUNT"].flatMap { Int($0) } ?? 100_000
     static let seed = ProcessInfo.processInfo.environment["SQLQ_FUZZ_SEED"].flatMap { UInt64($0) } ?? 20_261_123

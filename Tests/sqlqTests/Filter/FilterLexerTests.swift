@@ -3,7 +3,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Filter lexer")
+@Suite("Filter lexer", .onProcessThreads)
 struct FilterLexerTests {
     private func literal(_ text: String) throws -> FilterLiteral {
         let tokens = try FilterLexer.tokens(text)
@@ -169,7 +169,7 @@ extension DatabaseValue {
     }
 }
 
-@Suite("Filter lexer: dotted names")
+@Suite("Filter lexer: dotted names", .onProcessThreads)
 struct FilterLexerPathTests {
     @Test("A dotted name is one token with each step and where it was written, quoted steps too")
     func path() throws {

@@ -7,7 +7,7 @@ import Testing
 /// Long and deep filters: what works, and the clear usage error for what SQLite cannot run.
 /// Each runs the real `sqlq`, so that a stack overflow shows as a crash, not as a test that
 /// stops.
-@Suite("Filter limits")
+@Suite("Filter limits", .onProcessThreads)
 struct FilterLimitsTests {
     @Test("4,000 ORed terms run, and count what SQLite counts")
     func longDisjunction() throws {

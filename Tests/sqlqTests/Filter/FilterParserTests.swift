@@ -2,7 +2,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Filter parser")
+@Suite("Filter parser", .onProcessThreads)
 struct FilterParserTests {
     private func name(_ name: String, _ position: Int) -> FilterExpression.ColumnName {
         FilterExpression.ColumnName(name: name, position: position, length: name.count)

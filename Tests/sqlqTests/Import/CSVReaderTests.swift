@@ -5,7 +5,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("CSV reader")
+@Suite("CSV reader", .onProcessThreads)
 struct CSVReaderTests {
     private func records(_ text: String) throws -> [ImportRecord] {
         var reader = try CSVReader(bytes: Array(text.utf8), file: "f.csv")
@@ -69,7 +69,7 @@ struct CSVReaderTests {
     }
 }
 
-@Suite("CSV reader, in chunks")
+@Suite("CSV reader, in chunks", .onProcessThreads)
 struct CSVChunkTests {
     /// Every record of `bytes`, read from a file a chunk at a time.
     private func records(fromFile bytes: [UInt8]) throws -> [ImportRecord] {
@@ -130,7 +130,7 @@ struct CSVChunkTests {
     }
 }
 
-@Suite("JSON record reader")
+@Suite("JSON record reader", .onProcessThreads)
 struct JSONRecordReaderTests {
     private func records(_ text: String, _ layout: JSONRecordReader.Layout) throws -> [ImportRecord] {
         var reader = JSONRecordReader(bytes: Array(text.utf8), file: "f.json", layout: layout)

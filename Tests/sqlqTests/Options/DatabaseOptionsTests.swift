@@ -4,7 +4,7 @@ import Testing
 
 /// `--timeout` and the messages of a database held by another process, run through the real
 /// `sqlq` process against a `sqlite3` shell holding the lock.
-@Suite("Database options")
+@Suite("Database options", .onProcessThreads)
 struct DatabaseOptionsTests {
     @Test("A negative --timeout is refused with the range it takes, in either spelling")
     func negativeTimeout() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Query options")
+@Suite("Query options", .onProcessThreads)
 struct QueryOptionsTests {
     let db: Database
 

@@ -6,7 +6,7 @@ import Testing
 
 /// sqlq's output of every format, checked byte for byte against ``ReferenceWriters``, the
 /// writers as they were before they wrote from SQLite's buffers.
-@Suite("Output is byte for byte the reference writers'")
+@Suite("Output is byte for byte the reference writers'", .onProcessThreads)
 struct ReferenceOutputTests {
     static let schema = """
         CREATE TABLE hostile(id INTEGER PRIMARY KEY, t TEXT, i INTEGER, r REAL, n NUMERIC, b BLOB, u);

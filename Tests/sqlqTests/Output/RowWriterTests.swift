@@ -4,7 +4,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Output formats")
+@Suite("Output formats", .onProcessThreads)
 struct RowWriterTests {
     static let result = ResultSet(
         columns: ["id", "title", "score", "note", "data"],

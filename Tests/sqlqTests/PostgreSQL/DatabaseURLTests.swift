@@ -2,7 +2,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("PostgreSQL URLs")
+@Suite("PostgreSQL URLs", .onProcessThreads)
 struct DatabaseURLTests {
     @Test("Host, port, user, password, database and parameters, percent-decoded")
     func full() throws {

@@ -4,7 +4,7 @@
     import PostgreSQLTestServer
     import Testing
 
-    @Suite("sqlq on PostgreSQL", .postgreSQLInstalled)
+    @Suite("sqlq on PostgreSQL", .postgreSQLInstalled, .onProcessThreads)
     struct PostgreSQLCommandTests {
         static let schema = [
             "CREATE TABLE lists (id integer PRIMARY KEY, name text NOT NULL)",

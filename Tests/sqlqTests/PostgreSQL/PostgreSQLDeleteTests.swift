@@ -4,7 +4,7 @@
     import PostgreSQLTestServer
     import Testing
 
-    @Suite("sqlq delete on PostgreSQL", .postgreSQLInstalled)
+    @Suite("sqlq delete on PostgreSQL", .postgreSQLInstalled, .onProcessThreads)
     struct PostgreSQLDeleteTests {
         static let schema = [
             "CREATE TABLE lists (id integer PRIMARY KEY, name text NOT NULL)",

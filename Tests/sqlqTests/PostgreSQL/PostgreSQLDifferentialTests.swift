@@ -8,7 +8,7 @@
     /// The same random table in an SQLite file and on PostgreSQL, and random queries whose JSON
     /// output must be the same on both: only operators and types whose meaning the two share,
     /// and every sort ending in the unique `id`, so that the order is fully determined.
-    @Suite("sqlq on PostgreSQL and SQLite agree", .postgreSQLInstalled)
+    @Suite("sqlq on PostgreSQL and SQLite agree", .postgreSQLInstalled, .onProcessThreads)
     struct PostgreSQLDifferentialTests {
         static let texts = ["apple", "Apple", "APPLE", "banana", "a%b", "a_b", "é", "É", "zeta", "", "x y", "Zeta"]
         static let reals = [-2.5, -1, 0, 0.5, 1.25, 3, 1e6]

@@ -5,7 +5,7 @@
     import SQLite
     import Testing
 
-    @Suite("sqlq import on PostgreSQL", .postgreSQLInstalled)
+    @Suite("sqlq import on PostgreSQL", .postgreSQLInstalled, .onProcessThreads)
     struct PostgreSQLImportTests {
         static let table = """
             CREATE TABLE t (

@@ -4,7 +4,7 @@
     import PostgreSQLTestServer
     import Testing
 
-    @Suite("sqlq watch on PostgreSQL", .postgreSQLInstalled)
+    @Suite("sqlq watch on PostgreSQL", .postgreSQLInstalled, .onProcessThreads)
     struct PostgreSQLWatchTests {
         static let schema = [
             "CREATE TABLE lists (id integer PRIMARY KEY, name text NOT NULL)",

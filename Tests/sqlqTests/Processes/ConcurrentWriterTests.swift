@@ -4,7 +4,7 @@ import SQLite
 import Synchronization
 import Testing
 
-@Suite("Concurrent writers")
+@Suite("Concurrent writers", .onProcessThreads)
 struct ConcurrentWriterTests {
     @Test(
         "Four importing processes and a reader: every row arrives, each import all at once",

@@ -6,7 +6,7 @@ import Testing
 /// stays intact, and holds all of the work or none of it.
 ///
 /// A few tries per case by default; `SQLQ_CRASH_TRIES=50` (see `Scripts/crash-test`) runs more.
-@Suite("kill -9 during writes")
+@Suite("kill -9 during writes", .onProcessThreads)
 struct CrashTests {
     static let tries = Int(ProcessInfo.processInfo.environment["SQLQ_CRASH_TRIES"] ?? "") ?? 3
     static let seed = UInt64(ProcessInfo.processInfo.environment["SQLQ_CRASH_SEED"] ?? "") ?? 20_261_123

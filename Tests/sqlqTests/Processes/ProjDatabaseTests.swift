@@ -34,7 +34,8 @@ enum ProjDatabase {
 // Skipped, saying why, when the database has not been fetched.
 @Suite(
     "sqlq on a real database (PROJ's proj.db)",
-    .enabled(if: ProjDatabase.path != nil, "proj.db is missing: run Scripts/fetch-test-databases to fetch it"))
+    .enabled(if: ProjDatabase.path != nil, "proj.db is missing: run Scripts/fetch-test-databases to fetch it"),
+    .onProcessThreads)
 struct ProjDatabaseTests {
     @Test("A filter across two foreign keys of two columns counts what the equivalent joins count")
     func twoHops() throws {

@@ -2,7 +2,7 @@ import Foundation
 import SQLite
 import Testing
 
-@Suite("Export and import round trip")
+@Suite("Export and import round trip", .onProcessThreads)
 struct RoundTripTests {
     static let schema = """
         CREATE TABLE hostile(id INTEGER PRIMARY KEY, t TEXT, i INTEGER, r REAL, n NUMERIC, b BLOB, u);

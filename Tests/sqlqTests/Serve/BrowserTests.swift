@@ -5,7 +5,7 @@
 
     /// The pages in a real browser, headless Chromium: the form, the facets, the foreign-key
     /// labels, escaping, and the live update a write of another process brings.
-    @Suite("sqlq serve in a browser", .serialized)
+    @Suite("sqlq serve in a browser", .serialized, .onProcessThreads)
     struct BrowserTests {
         @Test(
             "A filtered, faceted table page shows a row the sqlite3 shell inserts within 2 s, without a reload",

@@ -4,7 +4,7 @@
     @testable import sqlq
 
     /// The filters the pages link to, read back by the filter parser.
-    @Suite("Filter snippets")
+    @Suite("Filter snippets", .onProcessThreads)
     struct FilterSnippetTests {
         /// A quote followed by a combining mark is one `Character`: doubling quotes character by
         /// character left it single, and the parser, which reads scalars, ended the name there.

@@ -8,7 +8,7 @@
 
     /// Page tokens through a real `sqlq serve`: each page starts right after the last row of the
     /// one before, whatever was written meanwhile.
-    @Suite("sqlq serve: keyset pages", .serialized)
+    @Suite("sqlq serve: keyset pages", .serialized, .onProcessThreads)
     struct KeysetPaginationTests {
         static func ranksDatabase() throws -> TestDatabase {
             try TestDatabase.with(

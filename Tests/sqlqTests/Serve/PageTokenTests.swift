@@ -7,7 +7,7 @@
 
     /// Page tokens and the keyset condition, in process: their encoding, and a randomized
     /// differential of walking every page against one unpaginated query.
-    @Suite("Page tokens")
+    @Suite("Page tokens", .onProcessThreads)
     struct PageTokenTests {
         @Test("A keyset token holds values of every type exactly, floats to the bit")
         func roundTrip() throws {

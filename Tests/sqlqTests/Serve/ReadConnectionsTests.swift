@@ -5,7 +5,7 @@
     import Testing
 
     /// The connections that requests other than streams read through, against a real `sqlq serve`.
-    @Suite("sqlq serve's read connections", .serialized)
+    @Suite("sqlq serve's read connections", .serialized, .onProcessThreads)
     struct ReadConnectionsTests {
         /// The stats' count of requests reading now, and of connections.
         private static func reads(_ server: RunningServer) async throws -> (running: Int, connections: Int) {

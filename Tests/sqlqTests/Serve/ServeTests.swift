@@ -7,7 +7,7 @@
     @testable import sqlq
 
     /// `sqlq serve` as a browser and a program use it: a real server process, real HTTP.
-    @Suite("sqlq serve", .serialized)
+    @Suite("sqlq serve", .serialized, .onProcessThreads)
     struct ServeTests {
         /// A small database with a foreign key, a view, and cells that HTML must escape.
         static func notesDatabase() throws -> TestDatabase {

@@ -7,7 +7,7 @@
 
     /// The column picker, the foreign-key labels of facets, the one-time login URL of `--token`
     /// and `--allow-sql`'s SQL page, against a real `sqlq serve`.
-    @Suite("sqlq serve: the view's tools", .serialized)
+    @Suite("sqlq serve: the view's tools", .serialized, .onProcessThreads)
     struct ServeViewTests {
         // MARK: The column picker
 

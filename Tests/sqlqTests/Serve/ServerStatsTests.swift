@@ -4,7 +4,7 @@
     import Testing
 
     /// `/-/stats.json`: the live readers and how often each was fetched.
-    @Suite("sqlq serve's statistics", .serialized)
+    @Suite("sqlq serve's statistics", .serialized, .onProcessThreads)
     struct ServerStatsTests {
         /// The statistics as numbers: the streams open, and each reader's clients and fetches.
         private func stats(_ server: RunningServer) async throws -> (clients: Int, readers: [[Int]]) {

@@ -4,7 +4,7 @@
     import Testing
 
     /// The views a server keeps once made, against a real `sqlq serve`.
-    @Suite("sqlq serve's table views kept", .serialized)
+    @Suite("sqlq serve's table views kept", .serialized, .onProcessThreads)
     struct TableViewCacheTests {
         @Test(
             "A view asked for again follows a change of the schema by another process",

@@ -4,7 +4,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Interrupt signal", .serialized)
+@Suite("Interrupt signal", .serialized, .onProcessThreads)
 struct InterruptSignalTests {
     /// SIGINT's current action, as a bit pattern (`SIG_DFL` and `SIG_IGN` are not functions).
     static func action() -> Int {

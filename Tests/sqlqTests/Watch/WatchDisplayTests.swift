@@ -5,7 +5,7 @@ import Testing
 
 @testable import sqlq
 
-@Suite("Watch display")
+@Suite("Watch display", .onProcessThreads)
 struct WatchDisplayTests {
     static func result(_ titles: [String]) -> ResultSet {
         ResultSet(
