@@ -1,7 +1,11 @@
 extension OutputFormat {
     /// Writes rows held in memory, whatever database they came from, in this format: the row
-    /// source of PostgreSQL's results, through the same writers as SQLite's.
-    func write(columns: [String], rows: [[Cell.Owned]], to output: OutputStream, style: TextStyle) {
+    /// source of PostgreSQL's results, through the same writers as SQLite's. Without
+    /// `showsRowCount`, a table has no "(N rows)" line.
+    func write(
+        columns: [String], rows: [[Cell.Owned]], to output: OutputStream, style: TextStyle,
+        showsRowCount: Bool = true
+    ) {
         output.withBuffer { out in
             switch self {
             case .csv: Self.write(DelimitedWriter(kind: .csv), columns, rows, &out)
@@ -11,7 +15,9 @@ extension OutputFormat {
             case .table:
                 var layout = ColumnLayout(tableHeader: columns)
                 for row in rows { layout.measure(row) }
-                Self.write(TableWriter(layout: layout.finished(), style: style), columns, rows, &out)
+                Self.write(
+                    TableWriter(layout: layout.finished(), style: style, showsRowCount: showsRowCount), columns, rows,
+                    &out)
             case .markdown:
                 var layout = ColumnLayout(markdownHeader: columns)
                 for row in rows { layout.measure(row) }

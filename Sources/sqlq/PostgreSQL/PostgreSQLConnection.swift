@@ -37,7 +37,7 @@
 
         /// Runs `body` in a task and blocks this thread (the main thread, which is no thread of
         /// the concurrency pool) until it is done.
-        private static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
             let outcome = Lock<Result<T, any Error>?>(nil)
             let done = DispatchSemaphore(value: 0)
             Task {
