@@ -21,8 +21,8 @@ struct SQLQ: ParsableCommand {
               sqlq sql "SELECT count(*) FROM items WHERE due < ?" --param 2026-03-01
 
             The database is --db PATH, else $SQLQ_DATABASE, else the demo database built in memory \
-            from Migrations/. Read commands open it read-only. tables, schema and query also run on \
-            PostgreSQL: --db postgresql://user@host/db, or $DATABASE_URL.
+            from Migrations/. Read commands open it read-only. tables, schema, query, watch, delete and \
+            import also run on PostgreSQL: --db postgresql://user@host/db, or $DATABASE_URL.
 
             Exit status: 0 on success, 1 for a database or runtime error, 2 for a usage or parse \
             error. Colour is used only on a terminal, and never when NO_COLOR is set.
@@ -35,12 +35,13 @@ struct SQLQ: ParsableCommand {
         private static let subcommands: [any ParsableCommand.Type] = [
             QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
             MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
-            ServeCommand.self,
+            InstallNotificationsCommand.self, ServeCommand.self,
         ]
     #else
         private static let subcommands: [any ParsableCommand.Type] = [
             QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
             MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
+            InstallNotificationsCommand.self,
         ]
     #endif
 

@@ -52,6 +52,9 @@ struct DeleteCommand: AsyncParsableCommand {
     }
 
     private func delete() async throws {
+        if let url = try database.postgreSQLURL() {
+            return try await PostgreSQLDelete.run(url, table: table, filters: filters, yes: yes)
+        }
         let connection = try database.open(.write, demoNote: "deleted rows are gone when sqlq exits.")
         let (table, filters) = (self.table, self.filters)
         let (tableName, filter) = try await connection.read { db -> (String, SQLExpression) in
@@ -63,11 +66,25 @@ struct DeleteCommand: AsyncParsableCommand {
         let count = try await connection.read { db in try request.fetchCount(db) }
         let output = OutputStream(fileDescriptor: 1)
         defer { output.flush() }
-        let rows = count == 1 ? "1 row" : "\(count) rows"
         guard count > 0 else {
-            output.writeLine("No rows of \"\(tableName)\" match; nothing deleted.")
+            output.writeLine(Self.noMatch(tableName))
             return
         }
+        try await Self.confirm(count, of: tableName, filters: filters, yes: yes)
+
+        // Recounted inside the transaction so that what goes is exactly what was confirmed.
+        let deleted = try await connection.write { db -> Int in
+            let now = try request.fetchCount(db)
+            guard now == count else { throw Self.changed(now: now, confirmed: count) }
+            return try request.deleteAll(db)
+        }
+        output.writeLine(Self.summary(deleted, from: tableName))
+    }
+
+    /// Asks on the terminal whether to delete the `count` rows (at least one) of `tableName`
+    /// that match `filters`, or, without a terminal, refuses unless `yes`; throws unless confirmed.
+    static func confirm(_ count: Int, of tableName: String, filters: [String], yes: Bool) async throws {
+        let rows = count == 1 ? "1 row" : "\(count) rows"
 
         let input = FileDescriptorLineReader.standardInput
         if !yes && !input.isTerminal {
@@ -91,16 +108,21 @@ struct DeleteCommand: AsyncParsableCommand {
             throw CommandError.failure("not confirmed: \(error.reason); nothing deleted")
         }
         guard confirmed else { throw CommandError.failure("not confirmed; nothing deleted") }
+    }
 
-        // Recounted inside the transaction so that what goes is exactly what was confirmed.
-        let deleted = try await connection.write { db -> Int in
-            let now = try request.fetchCount(db)
-            guard now == count else {
-                throw CommandError.failure(
-                    "\(now) rows match now, not the \(count) confirmed: the table changed meanwhile; nothing deleted")
-            }
-            return try request.deleteAll(db)
-        }
-        output.writeLine("Deleted \(deleted == 1 ? "1 row" : "\(deleted) rows") from \"\(tableName)\".")
+    /// What is printed when no row matches.
+    static func noMatch(_ tableName: String) -> String {
+        "No rows of \"\(tableName)\" match; nothing deleted."
+    }
+
+    /// What is printed once the rows are deleted.
+    static func summary(_ deleted: Int, from tableName: String) -> String {
+        "Deleted \(deleted == 1 ? "1 row" : "\(deleted) rows") from \"\(tableName)\"."
+    }
+
+    /// The error when `now` rows match at the deletion, not the `confirmed` count.
+    static func changed(now: Int, confirmed: Int) -> CommandError {
+        CommandError.failure(
+            "\(now) rows match now, not the \(confirmed) confirmed: the table changed meanwhile; nothing deleted")
     }
 }

@@ -82,18 +82,31 @@ struct ImportCommand: ParsableCommand {
         let progress = ProgressBar(total: total)
         let (tableName, outcome): (String, Importer.Outcome)
         do {
-            let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
-            (tableName, outcome) = try connection.write { db -> (String, Importer.Outcome) in
-                let importer = Importer(schema: try TableSchema(db, table: table), file: name)
-                let outcome: Importer.Outcome
+            if let url = try database.postgreSQLURL() {
                 if var reader = csv {
-                    reader.readNumbers(inUntypedColumnsOf: importer.schema)
-                    outcome = try importer.run(csv: &reader, into: db, progress: progress)
+                    let header = (names: reader.header, line: reader.headerLine)
+                    (tableName, outcome) = try PostgreSQLImport.run(
+                        url, table: table, reader: &reader, header: header, file: name, progress: progress)
                 } else {
                     var reader = JSONRecordReader(bytes: bytes, file: name, layout: format == .json ? .array : .lines)
-                    outcome = try importer.run(&reader, into: db, progress: progress)
+                    (tableName, outcome) = try PostgreSQLImport.run(
+                        url, table: table, reader: &reader, header: nil, file: name, progress: progress)
                 }
-                return (importer.schema.name, outcome)
+            } else {
+                let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
+                (tableName, outcome) = try connection.write { db -> (String, Importer.Outcome) in
+                    let importer = Importer(schema: try TableSchema(db, table: table), file: name)
+                    let outcome: Importer.Outcome
+                    if var reader = csv {
+                        reader.readNumbers(inUntypedColumnsOf: importer.schema)
+                        outcome = try importer.run(csv: &reader, into: db, progress: progress)
+                    } else {
+                        var reader = JSONRecordReader(
+                            bytes: bytes, file: name, layout: format == .json ? .array : .lines)
+                        outcome = try importer.run(&reader, into: db, progress: progress)
+                    }
+                    return (importer.schema.name, outcome)
+                }
             }
         } catch {
             progress.finish()

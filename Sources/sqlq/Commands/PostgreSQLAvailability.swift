@@ -9,9 +9,6 @@ enum PostgreSQLAvailability {
         let database: DatabaseOptions
         // Concrete casts: a cast to a protocol scans every conformance record of the binary.
         switch command {
-        case let command as WatchCommand: (name, database) = ("watch", command.database)
-        case let command as DeleteCommand: (name, database) = ("delete", command.database)
-        case let command as ImportCommand: (name, database) = ("import", command.database)
         case let command as SQLCommand: (name, database) = ("sql", command.database)
         case let command as MigrateCommand: (name, database) = ("migrate", command.database)
         case let command as SearchIndexCommand: (name, database) = ("search-index", command.database)
@@ -22,6 +19,7 @@ enum PostgreSQLAvailability {
         }
         guard database.isPostgreSQL else { return nil }
         return .usage(
-            "sqlq \(name) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema and query")
+            "sqlq \(name) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch, delete, import and install-notifications"
+        )
     }
 }

@@ -15,7 +15,8 @@ struct WatchCommand: AsyncParsableCommand {
             is redrawn in place; into a pipe, each new result is written after the last. Ctrl-C \
             stops watching. A change of the table's columns is redrawn too. If the file is \
             replaced by another (mv new.db app.db), the new file is watched; if it is deleted, \
-            watch stops with exit status 1.
+            watch stops with exit status 1. On PostgreSQL (a postgresql:// URL), the commits of \
+            any client are seen once the table has change notifications: see install-notifications.
 
             Examples:
               sqlq watch items --where "not done and priority >= 4" --sort -priority --db app.sqlite
@@ -27,6 +28,11 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var query: QueryOptions
 
     func run() async throws {
+        if let url = try database.postgreSQLURL() {
+            // The password stays out of the command that an error suggests.
+            let arguments = database.db.map { ["--db", DatabaseURL.redacted($0)] } ?? []
+            return try await PostgreSQLWatch.watch(url, query, databaseArguments: arguments)
+        }
         let connection = try database.open(
             .read, demoNote: "nothing else can change it; pass --db FILE to watch a database file.")
         let query = self.query

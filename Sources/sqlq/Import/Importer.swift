@@ -166,7 +166,7 @@ struct Importer {
 
     /// The schema error's first line, then the names with the unknown one underlined, then the
     /// rest (the columns that exist).
-    private static func underline(_ index: Int, of names: [String], _ error: SchemaError) -> String {
+    static func underline(_ index: Int, of names: [String], _ error: SchemaError) -> String {
         let description = error.description
         let firstLine = description.prefix { $0 != "\n" }
         let shown = names.map { TableWriter.visible($0) }

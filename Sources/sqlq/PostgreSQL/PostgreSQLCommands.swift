@@ -76,11 +76,75 @@
         /// `sqlq query TABLE`: the rows that match, in any format, with their facets, or the
         /// statements and their plans (`--explain`).
         static func query(_ url: DatabaseURL, _ options: QueryOptions) throws {
-            if options.search != nil {
-                throw CommandError.usage("--search is not available on PostgreSQL yet")
-            }
+            try refuseUnavailableOptions(options)
             let connection = try PostgreSQLConnection(url)
             defer { connection.close() }
+            let plan = try request(options, on: connection)
+            let (selected, rendered) = (plan.selected, plan.rendered)
+            // The rows' statement, then each facet's.
+            let statements: [(sql: String, arguments: [DatabaseValue])] =
+                [(rendered.sql, rendered.arguments)]
+                + plan.facets.map { facet in
+                    let statement = facet.statement(table: plan.table, filter: plan.filter)
+                    return (statement.sql, statement.arguments)
+                }
+            let output = OutputStream(fileDescriptor: 1)
+            defer { output.flush() }
+            if options.explain {
+                output.write(try PostgreSQLExplain.explanation(connection, statements))
+                return
+            }
+            if options.count {
+                let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
+                output.writeLine(rows.first?.value(at: 0).cellText ?? "0")
+                return
+            }
+            let json = options.format == .json || options.format == .ndjson
+            let style = TextStyle.forDescriptor(1)
+            func write(_ rows: [Row]) {
+                options.format.write(
+                    columns: selected.map(\.name),
+                    rows: rows.map { row in
+                        selected.indices.map {
+                            Self.cell(row.value(at: $0), kind: selected[$0].column.kind, json: json)
+                        }
+                    },
+                    to: output, style: style)
+            }
+            if plan.facets.isEmpty {
+                write(try connection.fetchAll(rendered.sql, rendered.arguments))
+                return
+            }
+            let results = try connection.fetchAll(inOneSnapshot: statements)
+            let counts = zip(plan.facets, results.dropFirst()).map { $0.counts($1, json: json) }
+            FacetWriter.write(counts, format: options.format, to: output, style: style) { write(results[0]) }
+        }
+
+        /// A usage error, before connecting, for the query options that PostgreSQL cannot run
+        /// yet: `--search` (SQLite's FTS5), and for `watch` `--facet` and `--explain` too.
+        static func refuseUnavailableOptions(_ options: QueryOptions, watching: Bool = false) throws {
+            for (given, option) in [
+                (watching && !options.facets.isEmpty, "--facet"), (watching && options.explain, "--explain"),
+                (options.search != nil, "--search"),
+            ] where given {
+                throw CommandError.usage("\(option) is not available on PostgreSQL yet")
+            }
+        }
+
+        /// What `query` and `watch` run: the table's rows that the filters match, sorted,
+        /// limited, their selected columns each as PostgreSQL's text form, and the facets.
+        struct Plan {
+            let table: PostgreSQLTable
+            let filter: SQLExpression?
+            let facets: [PostgreSQLFacet]
+            let selected: [PostgreSQLColumnPath]
+            let request: QueryInterfaceRequest<Row>
+            /// The request's SQL: a count with `--count`.
+            let rendered: (sql: String, arguments: [DatabaseValue], unsupported: String?)
+        }
+
+        /// The ``Plan`` of `options` on the table they name.
+        static func request(_ options: QueryOptions, on connection: PostgreSQLConnection) throws -> Plan {
             let table = try PostgreSQLTable(connection, table: options.table)
             let foreignKeys = PostgreSQLForeignKeys(connection)
             var request = Table(table.name).all()
@@ -131,43 +195,8 @@
             if let unsupported = rendered.unsupported {
                 throw CommandError.usage("\(unsupported) is not available on PostgreSQL")
             }
-            // The rows' statement, then each facet's.
-            let statements: [(sql: String, arguments: [DatabaseValue])] =
-                [(rendered.sql, rendered.arguments)]
-                + facets.map { facet in
-                    let statement = facet.statement(table: table, filter: filter)
-                    return (statement.sql, statement.arguments)
-                }
-            let output = OutputStream(fileDescriptor: 1)
-            defer { output.flush() }
-            if options.explain {
-                output.write(try PostgreSQLExplain.explanation(connection, statements))
-                return
-            }
-            if options.count {
-                let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
-                output.writeLine(rows.first?.value(at: 0).cellText ?? "0")
-                return
-            }
-            let json = options.format == .json || options.format == .ndjson
-            let style = TextStyle.forDescriptor(1)
-            func write(_ rows: [Row]) {
-                options.format.write(
-                    columns: selected.map(\.name),
-                    rows: rows.map { row in
-                        selected.indices.map {
-                            Self.cell(row.value(at: $0), kind: selected[$0].column.kind, json: json)
-                        }
-                    },
-                    to: output, style: style)
-            }
-            if facets.isEmpty {
-                write(try connection.fetchAll(rendered.sql, rendered.arguments))
-                return
-            }
-            let results = try connection.fetchAll(inOneSnapshot: statements)
-            let counts = zip(facets, results.dropFirst()).map { $0.counts($1, json: json) }
-            FacetWriter.write(counts, format: options.format, to: output, style: style) { write(results[0]) }
+            return Plan(
+                table: table, filter: filter, facets: facets, selected: selected, request: request, rendered: rendered)
         }
 
         /// The column a `--sort` or `--columns` term names, a dotted name following foreign

@@ -29,6 +29,13 @@
             return try Self.wait { try await database.fetchAll(sql, arguments) }
         }
 
+        /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+        func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgreSQLTransaction) async throws -> T) throws -> T
+        {
+            let database = database
+            return try Self.wait { try await database.transaction(body) }
+        }
+
         /// Closes the connection.
         func close() {
             let database = database

@@ -18,11 +18,17 @@ final class WatchDisplay {
     private let style: TextStyle
     private let counts: Bool
     private let isTerminal: Bool
+    /// How a row's values become cells, for a database whose values the writers cannot take
+    /// as they are (PostgreSQL's text forms); nil: as they are.
+    private let cells: (([DatabaseValue]) -> [Cell.Owned])?
     private var shown: (result: ResultSet, error: String?)?
     private var lastChange = ""
 
-    init(output: OutputStream, format: OutputFormat, counts: Bool) {
+    init(
+        output: OutputStream, format: OutputFormat, counts: Bool, cells: (([DatabaseValue]) -> [Cell.Owned])? = nil
+    ) {
         self.output = output
+        self.cells = cells
         self.format = format
         self.counts = counts
         isTerminal = output.isTerminal
@@ -49,6 +55,10 @@ final class WatchDisplay {
             output.writeLine(result.rows.first?.first?.cellText ?? "0")
         } else if !result.facets.isEmpty {
             FacetWriter.write(visible, format: format, to: output, style: style, showsRowCount: false)
+        } else if let cells {
+            format.write(
+                columns: visible.columns, rows: visible.rows.map(cells), to: output, style: style,
+                showsRowCount: false)
         } else if format == .table {
             ResultWriter(format: .table, output: output, style: style, showsRowCount: false).write(visible)
         } else {

@@ -5,7 +5,7 @@ struct HelpTests {
     static let commands: [[String]] = {
         var commands = [
             [], ["query"], ["watch"], ["tables"], ["schema"], ["migrate"], ["delete"], ["import"], ["sql"],
-            ["search-index"],
+            ["search-index"], ["install-notifications"],
         ]
         #if HTTP
             commands.append(["serve"])

@@ -1,0 +1,173 @@
+#if PostgreSQL
+    import Dispatch
+    import Locking
+    import PostgreSQL
+    import SQLite
+
+    /// `watch` on a PostgreSQL server, and `install-notifications`, which gives its tables the
+    /// change notifications it follows.
+    ///
+    /// The result is a live value of the PostgreSQL module (a `SharedReader` on a
+    /// `FetchKeyRequest`), kept current by the notifications of
+    /// `installChangeNotifications(on:schema:)`'s triggers: a commit of any process that writes
+    /// a table it reads refetches it, and the display draws the result again when it differs.
+    enum PostgreSQLWatch {
+        /// `sqlq watch TABLE` on PostgreSQL: `query`'s request kept on screen until Ctrl-C.
+        /// Refuses, before drawing anything, a table none of whose tables (a view's included)
+        /// has change notifications: it would never be redrawn.
+        static func watch(_ url: DatabaseURL, _ options: QueryOptions, databaseArguments: [String]) async throws {
+            try PostgreSQLCommands.refuseUnavailableOptions(options, watching: true)
+            // The connection waits for each statement on its thread: not one of the concurrency pool's.
+            let (database, request, kinds) = try await offPool {
+                let connection = try PostgreSQLConnection(url)
+                do {
+                    let plan = try PostgreSQLCommands.request(options, on: connection)
+                    try checkNotifications(connection, table: plan.request.tableName, databaseArguments: databaseArguments)
+                    let request = WatchRequest(
+                        request: plan.request, columns: plan.selected.map(\.name), count: options.count)
+                    return (connection.database, request, plan.selected.map(\.column.kind))
+                } catch {
+                    connection.close()
+                    throw error
+                }
+            }
+
+            let reader = SharedReader<ResultSet>(value: .empty)
+            try await reader.load(.fetch(request, database: database))
+
+            let json = options.format == .json || options.format == .ndjson
+            let format = options.format
+            let counts = options.count
+            // Installed before the first draw: a Ctrl-C as soon as a result shows stops the watch.
+            let watching = Lock<(task: Task<Void, Never>?, interrupted: Bool)>((nil, false))
+            let interrupt = InterruptSignal {
+                watching.withLock { state in
+                    state.interrupted = true
+                    state.task?.cancel()
+                }
+            }
+            let task = Task {
+                let display = WatchDisplay(
+                    output: OutputStream(fileDescriptor: 1), format: format, counts: counts,
+                    cells: { row in
+                        row.indices.map { PostgreSQLCommands.cell(row[$0], kind: kinds[$0], json: json) }
+                    })
+                defer { display.finish() }
+                for await _ in WatchCommand.changes(of: reader) {
+                    let (result, error) = (reader.wrappedValue, reader.loadError)
+                    // The placeholder has no columns, unlike every real result (a count included).
+                    if result == .empty && error == nil { continue }
+                    display.show(result, error: error.map { ExitStatus.message(for: $0) })
+                }
+            }
+            watching.withLock { state in
+                state.task = task
+                if state.interrupted { task.cancel() }
+            }
+            await task.value
+            interrupt.cancel()
+            // The process exits next, which closes the connections: waiting for the server to
+            // see them closed would only delay the exit.
+        }
+
+        /// The triggers whose function records a table's changes for the listeners: those that
+        /// `installChangeNotifications(on:schema:)` creates, and the one of its earlier versions.
+        static let changeFunction = "live_query_notify_change"
+
+        /// Throws, with the command that installs them, when neither the relation `table` (as
+        /// the search path finds it) nor, for a view, any table it reads has an enabled trigger
+        /// that runs ``changeFunction``.
+        private static func checkNotifications(
+            _ connection: PostgreSQLConnection, table: String, databaseArguments: [String]
+        ) throws {
+            let relation = DatabaseValue.text(PostgreSQLTable.quote(table))
+            let found = try connection.fetchAll(
+                """
+                SELECT count(*) FROM pg_catalog.pg_trigger AS t JOIN pg_catalog.pg_proc AS p ON p.oid = t.tgfoid
+                WHERE p.proname = $2 AND NOT t.tgisinternal AND t.tgenabled <> 'D'
+                    AND t.tgrelid IN (
+                        SELECT $1::regclass
+                        UNION
+                        SELECT d.refobjid FROM pg_catalog.pg_rewrite AS r
+                        JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_rewrite'::regclass
+                            AND d.objid = r.oid AND d.refclassid = 'pg_catalog.pg_class'::regclass
+                        WHERE r.ev_class = $1::regclass)
+                """, [relation, .text(changeFunction)])
+            guard found.first?.value(at: 0) == .integer(0) else { return }
+            let command = (["sqlq", "install-notifications", table] + databaseArguments).map(SearchIndex.shellWord)
+            throw CommandError.failure(
+                "\(PostgreSQLTable.quote(table)) has no change notifications installed, so watch would never see it "
+                    + "change; install them with: " + command.joined(separator: " "))
+        }
+
+        /// `sqlq install-notifications TABLE…`: the change notifications of each table, installed
+        /// (or installed again) in one transaction per schema.
+        static func installNotifications(_ url: DatabaseURL, tables names: [String]) throws {
+            let connection = try PostgreSQLConnection(url)
+            defer { connection.close() }
+            var schemas: [(schema: String, tables: [String])] = []
+            for name in names {
+                let table = try PostgreSQLTable(connection, table: name)
+                if table.isView {
+                    throw CommandError.usage(
+                        "\(PostgreSQLTable.quote(table.name)) is a view: install the notifications on the tables it reads"
+                    )
+                }
+                if let index = schemas.firstIndex(where: { $0.schema == table.schema }) {
+                    if !schemas[index].tables.contains(table.name) { schemas[index].tables.append(table.name) }
+                } else {
+                    schemas.append((table.schema, [table.name]))
+                }
+            }
+            let database = connection.database
+            let groups = schemas
+            try PostgreSQLConnection.wait {
+                for group in groups {
+                    try await database.installChangeNotifications(on: group.tables, schema: group.schema)
+                }
+            }
+            let output = OutputStream(fileDescriptor: 1)
+            for group in schemas {
+                for table in group.tables {
+                    output.writeLine(
+                        "installed change notifications on " + PostgreSQLTable.quote(group.schema) + "."
+                            + PostgreSQLTable.quote(table))
+                }
+            }
+            output.flush()
+        }
+
+        /// Runs `body` on a thread of its own, which may block waiting for the server.
+        private static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+            }
+        }
+    }
+
+    /// The request of `query`, as a live value fetches it: the selected columns' text forms, or
+    /// the count.
+    private struct WatchRequest: FetchKeyRequest {
+        let request: QueryInterfaceRequest<Row>
+        let columns: [String]
+        let count: Bool
+
+        func fetch(_ db: any SQLConnection) throws -> ResultSet {
+            if count { return .count(try request.fetchCount(db)) }
+            return ResultSet(columns: columns, rows: try request.fetchAll(db).map(\.values))
+        }
+    }
+#else
+    /// Without the `PostgreSQL` trait, sqlq reads SQLite files only, and says so for a URL.
+    enum PostgreSQLWatch {
+        static func watch(_ url: DatabaseURL, _ options: QueryOptions, databaseArguments: [String]) async throws {
+            throw unavailable
+        }
+
+        static func installNotifications(_ url: DatabaseURL, tables: [String]) throws { throw unavailable }
+
+        private static var unavailable: CommandError {
+            .usage("this sqlq was built without the PostgreSQL trait, so it reads SQLite files only")
+        }
+    }
+#endif
