@@ -25,6 +25,12 @@ struct Facet: Hashable, Sendable {
     struct Value: Hashable, Sendable {
         let value: DatabaseValue
         let count: Int64
+        /// How the value is written, when not as `value` is: a PostgreSQL value as the rows show
+        /// its column's values (a boolean as `t`, a `numeric` as its exact digits).
+        var shown: Cell.Owned? = nil
+
+        /// The value as the writers take it.
+        var cell: Cell.Owned { shown ?? .value(value) }
     }
 
     /// Checks the facet options that need no database: a size of at least 1, and no `--count`,

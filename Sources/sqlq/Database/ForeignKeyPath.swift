@@ -186,8 +186,19 @@ struct ForeignKeyPath {
     static func resolve(
         _ name: String, at position: Int, in text: String, option: String, from schema: TableSchema, db: Database
     ) throws -> ForeignKeyPath {
+        let steps = try steps(
+            of: name, at: position, in: text, option: option,
+            isColumn: schema.columns.contains(where: { $0.name.sqliteNameMatches(name) }))
+        return try ForeignKeyPath(steps, from: schema, in: db, text: text, option: option)
+    }
+
+    /// The steps of an option's term: the whole name when it `isColumn` (a column of the table
+    /// is named so, dots and all), else its parts split on dots, a quoted part being one name.
+    static func steps(of name: String, at position: Int, in text: String, option: String, isColumn: Bool) throws
+        -> [Step]
+    {
         let steps: [Step]
-        if schema.columns.contains(where: { $0.name.sqliteNameMatches(name) }) {
+        if isColumn {
             steps = [Step(name: name, position: position, length: name.unicodeScalars.count)]
         } else if name.contains("\"") {
             steps = try quotedSteps(name, at: position, in: text, option: option)
@@ -208,7 +219,7 @@ struct ForeignKeyPath {
         } else {
             steps = [Step(name: name, position: position, length: name.unicodeScalars.count)]
         }
-        return try ForeignKeyPath(steps, from: schema, in: db, text: text, option: option)
+        return steps
     }
 
     /// The dotted parts of a name in which some are quoted.

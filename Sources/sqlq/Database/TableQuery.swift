@@ -94,7 +94,7 @@ struct TableQuery: FetchKeyRequest {
 
     /// Control characters, the Unicode line and paragraph separators, and the bidirectional
     /// controls that can make a line show other text than it holds.
-    private static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
+    static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
         default: false

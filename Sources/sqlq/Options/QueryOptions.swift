@@ -63,7 +63,7 @@ struct QueryOptions: ParsableArguments {
         help: ArgumentHelp("Show at most this many values per facet (default 10).", valueName: "count"))
     var facetSizeText: String?
 
-    @Flag(help: "Print the SQL, its arguments and SQLite's query plan instead of running the query.")
+    @Flag(help: "Print the SQL, its arguments and the database's query plan instead of running the query.")
     var explain = false
 
     /// `--limit`, once ``validate()`` has checked it.

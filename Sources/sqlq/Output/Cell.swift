@@ -23,7 +23,7 @@ enum Cell {
     case number(UnsafeBufferPointer<UInt8>)
 
     /// A cell's value copied out of SQLite's buffers, to be written after the next step.
-    enum Owned {
+    enum Owned: Hashable, Sendable {
         case value(DatabaseValue)
         case invalidText([UInt8])
         case boolean(Bool)

@@ -30,7 +30,8 @@ enum FacetWriter {
         }
     }
 
-    private static func write(
+    /// Writes `facets` with the rows that `writeRows` writes, whatever database both came from.
+    static func write(
         _ facets: [Facet.Counts], format: OutputFormat, to output: OutputStream, style: TextStyle,
         rows writeRows: () throws -> Void
     ) rethrows {
@@ -72,10 +73,9 @@ enum FacetWriter {
                 }
             case .table, .markdown:
                 output.writeLine()
-                let table = ResultSet(
-                    columns: [facet.column, "count"],
-                    rows: facet.values.map { [$0.value, .integer($0.count)] })
-                ResultWriter(format: format, output: output, style: style, showsRowCount: false).write(table)
+                format.write(
+                    columns: [facet.column, "count"], rows: facet.values.map { [$0.cell, .value(.integer($0.count))] },
+                    to: output, style: style, showsRowCount: false)
                 if facet.hasMore {
                     let note = "More values than these \(facet.values.count); --facet-size shows more."
                     if format == .markdown {
@@ -96,7 +96,7 @@ enum FacetWriter {
         encoder.begin(columns: ["facet", "value", "count"], &out)
         for facet in facets {
             for value in facet.values {
-                encoder.write(row: [.text(facet.column), value.value, .integer(value.count)], &out)
+                encoder.write(row: [.value(.text(facet.column)), value.cell, .value(.integer(value.count))], &out)
             }
             if facet.hasMore { encoder.write(row: [.text(facet.column), .null, .null], &out) }
         }
@@ -125,7 +125,7 @@ enum FacetWriter {
         out.append("\"values\":[")
         for (index, value) in facet.values.enumerated() {
             out.append(index == 0 ? "{" : ",{")
-            Cell.withValue(value.value) { writer.cell($0, column: 0, &out) }
+            Cell.withOwned(value.cell) { writer.cell($0, column: 0, &out) }
             out.append(",\"count\":")
             out.appendDecimal(value.count)
             out.append("}")

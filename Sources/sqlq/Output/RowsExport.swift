@@ -1,8 +1,10 @@
 extension OutputFormat {
     /// Writes rows held in memory, whatever database they came from, in this format: the row
-    /// source of PostgreSQL's results, through the same writers as SQLite's.
+    /// source of PostgreSQL's results, through the same writers as SQLite's. Without
+    /// `showsRowCount`, a table has no "(N rows)" line.
     func write(
-        columns: [String], rows: [[Cell.Owned]], to output: OutputStream, style: TextStyle, showsRowCount: Bool = true
+        columns: [String], rows: [[Cell.Owned]], to output: OutputStream, style: TextStyle,
+        showsRowCount: Bool = true
     ) {
         output.withBuffer { out in
             switch self {

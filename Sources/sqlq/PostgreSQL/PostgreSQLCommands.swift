@@ -73,76 +73,119 @@
             output.flush()
         }
 
-        /// `sqlq query TABLE`: the rows that match, in any format.
+        /// `sqlq query TABLE`: the rows that match, in any format, with their facets, or the
+        /// statements and their plans (`--explain`).
         static func query(_ url: DatabaseURL, _ options: QueryOptions) throws {
             try refuseUnavailableOptions(options)
             let connection = try PostgreSQLConnection(url)
             defer { connection.close() }
-            let (_, selected, rendered) = try request(options, on: connection)
-            let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
+            let plan = try request(options, on: connection)
+            let (selected, rendered) = (plan.selected, plan.rendered)
+            // The rows' statement, then each facet's.
+            let statements: [(sql: String, arguments: [DatabaseValue])] =
+                [(rendered.sql, rendered.arguments)]
+                + plan.facets.map { facet in
+                    let statement = facet.statement(table: plan.table, filter: plan.filter)
+                    return (statement.sql, statement.arguments)
+                }
             let output = OutputStream(fileDescriptor: 1)
+            defer { output.flush() }
+            if options.explain {
+                output.write(try PostgreSQLExplain.explanation(connection, statements))
+                return
+            }
             if options.count {
+                let rows = try connection.fetchAll(rendered.sql, rendered.arguments)
                 output.writeLine(rows.first?.value(at: 0).cellText ?? "0")
-            } else {
-                let json = options.format == .json || options.format == .ndjson
+                return
+            }
+            let json = options.format == .json || options.format == .ndjson
+            let style = TextStyle.forDescriptor(1)
+            func write(_ rows: [Row]) {
                 options.format.write(
                     columns: selected.map(\.name),
                     rows: rows.map { row in
-                        selected.indices.map { Self.cell(row.value(at: $0), kind: selected[$0].kind, json: json) }
+                        selected.indices.map {
+                            Self.cell(row.value(at: $0), kind: selected[$0].column.kind, json: json)
+                        }
                     },
-                    to: output, style: .forDescriptor(1))
+                    to: output, style: style)
             }
-            output.flush()
+            if plan.facets.isEmpty {
+                write(try connection.fetchAll(rendered.sql, rendered.arguments))
+                return
+            }
+            let results = try connection.fetchAll(inOneSnapshot: statements)
+            let counts = zip(plan.facets, results.dropFirst()).map { $0.counts($1, json: json) }
+            FacetWriter.write(counts, format: options.format, to: output, style: style) { write(results[0]) }
         }
 
-        /// A usage error for the query options that PostgreSQL cannot run yet, before connecting.
-        static func refuseUnavailableOptions(_ options: QueryOptions) throws {
+        /// A usage error, before connecting, for the query options that PostgreSQL cannot run
+        /// yet: `--search` (SQLite's FTS5), and for `watch` `--facet` and `--explain` too.
+        static func refuseUnavailableOptions(_ options: QueryOptions, watching: Bool = false) throws {
             for (given, option) in [
-                (!options.facets.isEmpty, "--facet"), (options.explain, "--explain"),
+                (watching && !options.facets.isEmpty, "--facet"), (watching && options.explain, "--explain"),
                 (options.search != nil, "--search"),
             ] where given {
                 throw CommandError.usage("\(option) is not available on PostgreSQL yet")
             }
         }
 
-        /// The request that `query` and `watch` run: the table's rows that the filters match,
-        /// sorted, limited, their selected columns each as PostgreSQL's text form; with the
-        /// selected columns, and its SQL (a count with `--count`).
-        static func request(_ options: QueryOptions, on connection: PostgreSQLConnection) throws -> (
-            request: QueryInterfaceRequest<Row>, selected: [PostgreSQLTable.Column],
-            rendered: (sql: String, arguments: [DatabaseValue], unsupported: String?)
-        ) {
+        /// What `query` and `watch` run: the table's rows that the filters match, sorted,
+        /// limited, their selected columns each as PostgreSQL's text form, and the facets.
+        struct Plan {
+            let table: PostgreSQLTable
+            let filter: SQLExpression?
+            let facets: [PostgreSQLFacet]
+            let selected: [PostgreSQLColumnPath]
+            let request: QueryInterfaceRequest<Row>
+            /// The request's SQL: a count with `--count`.
+            let rendered: (sql: String, arguments: [DatabaseValue], unsupported: String?)
+        }
+
+        /// The ``Plan`` of `options` on the table they name.
+        static func request(_ options: QueryOptions, on connection: PostgreSQLConnection) throws -> Plan {
             let table = try PostgreSQLTable(connection, table: options.table)
+            let foreignKeys = PostgreSQLForeignKeys(connection)
             var request = Table(table.name).all()
+            var filter: SQLExpression?
             if !options.filters.isEmpty {
-                request = request.filter(try PostgreSQLFilter.compile(options.filters, table: table))
+                filter = try PostgreSQLFilter.compile(options.filters, table: table, foreignKeys: foreignKeys)
+                request = request.filter(filter!)
             }
+            let facets = try PostgreSQLFacet.resolve(
+                options.facets, size: options.facetSize, table: table, foreignKeys: foreignKeys)
             var orderings: [any SQLOrderingTerm] = []
             for option in options.sort {
                 for (term, position) in QueryOptions.terms(option) {
                     let descending = term.hasPrefix("-")
                     let name = descending || term.hasPrefix("+") ? String(term.dropFirst()) : term
-                    let column = try Self.column(
-                        name, option: "--sort", text: option, position: position + term.count - name.count, table)
-                    let expression = PostgreSQLFilter.compared(column, of: table)
-                    orderings.append(descending ? expression.desc : expression.asc)
+                    let path = try Self.column(
+                        name, option: "--sort", text: option, position: position + term.count - name.count, table,
+                        foreignKeys)
+                    orderings.append(descending ? path.compared.desc : path.compared.asc)
                 }
             }
             if !orderings.isEmpty { request = request.sort(orderings) }
-            var selected: [PostgreSQLTable.Column] = []
+            var selected: [PostgreSQLColumnPath] = []
             for option in options.columns {
                 for (name, position) in QueryOptions.terms(option) {
-                    selected.append(try Self.column(name, option: "--columns", text: option, position: position, table))
+                    selected.append(
+                        try Self.column(name, option: "--columns", text: option, position: position, table, foreignKeys)
+                    )
                 }
             }
-            if selected.isEmpty { selected = table.columns }
+            if selected.isEmpty { selected = table.columns.map { PostgreSQLColumnPath($0, of: table) } }
             // Every value as PostgreSQL's text form, which each format then reads by the
             // column's type: no type is left that cannot be shown.
             request = request.select(
-                selected.map { column in
-                    SQLExpression(
-                        SQLFragment([.identifier(column.name), .sql("::text AS "), .identifier(column.name)]),
-                        precedence: .atom)
+                selected.map { path in
+                    // A followed column is named by its dotted name, when PostgreSQL would not
+                    // truncate it.
+                    let name: [SQLFragment.Segment] =
+                        path.name.utf8.count < 64 ? [.sql(" AS "), .foreignIdentifier(path.name)] : []
+                    return SQLExpression(
+                        SQLFragment(path.expression.fragment.segments + [.sql("::text")] + name), precedence: .atom)
                 })
             if options.limit != nil || options.offset != nil {
                 // PostgreSQL refuses SQLite's negative "no limit".
@@ -152,44 +195,23 @@
             if let unsupported = rendered.unsupported {
                 throw CommandError.usage("\(unsupported) is not available on PostgreSQL")
             }
-            return (request, selected, rendered)
+            return Plan(
+                table: table, filter: filter, facets: facets, selected: selected, request: request, rendered: rendered)
         }
 
-        /// The column a `--sort` or `--columns` term names, or an error pointing at it.
+        /// The column a `--sort` or `--columns` term names, a dotted name following foreign
+        /// keys, or an error pointing at the step that failed.
         private static func column(
-            _ name: String, option: String, text: String, position: Int, _ table: PostgreSQLTable
-        ) throws -> PostgreSQLTable.Column {
+            _ name: String, option: String, text: String, position: Int, _ table: PostgreSQLTable,
+            _ foreignKeys: PostgreSQLForeignKeys
+        ) throws -> PostgreSQLColumnPath {
             guard !name.isEmpty else {
                 throw FilterError(
                     reason: .syntax("a column name is missing"), expression: text, position: position, length: 1,
                     option: option)
             }
-            var unquoted = name
-            if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") {
-                let inner = name.dropFirst().dropLast()
-                var result = ""
-                var previousQuote = false
-                for character in inner {
-                    if character == "\"", previousQuote {
-                        previousQuote = false
-                        continue
-                    }
-                    previousQuote = character == "\""
-                    result.append(character)
-                }
-                unquoted = result
-            } else if name.contains(".") {
-                throw FilterError(
-                    reason: .limit("dotted foreign-key paths are not available on PostgreSQL yet"), expression: text,
-                    position: position, length: name.count, option: option)
-            }
-            do {
-                return try table.column(unquoted)
-            } catch let error as SchemaError {
-                throw FilterError(
-                    reason: .unknownColumn(error), expression: text, position: position, length: name.count,
-                    option: option)
-            }
+            return try PostgreSQLColumnPath.resolve(
+                name, at: position, in: text, option: option, from: table, foreignKeys: foreignKeys)
         }
 
         /// A value read as PostgreSQL's text form, as the formats show it: integers as

@@ -14,7 +14,8 @@
             let connection = try PostgreSQLConnection(url)
             defer { connection.close() }
             let table = try PostgreSQLTable(connection, table: name)
-            let condition = try Self.condition(try PostgreSQLFilter.compile(filters, table: table))
+            let condition = try Self.condition(
+                try PostgreSQLFilter.compile(filters, table: table, foreignKeys: PostgreSQLForeignKeys(connection)))
             let countSQL = "SELECT count(*) FROM \(table.quotedName) WHERE \(condition.sql)"
             let deleteSQL = "DELETE FROM \(table.quotedName) WHERE \(condition.sql)"
             let arguments = condition.arguments

@@ -16,38 +16,56 @@
     ///   booleans with boolean and number columns (as 1 and 0). SQLite would convert a number
     ///   for a text column to its text, whose form PostgreSQL does not share for reals.
     /// - `like` and `contains` work on text and integer columns, whose text forms the two share.
-    /// - `glob` has no PostgreSQL twin, and dotted foreign-key paths are not followed yet.
+    /// - `glob` has no PostgreSQL twin.
+    /// - A dotted name follows the table's foreign keys (``PostgreSQLColumnPath``), in the forms
+    ///   SQLite's paths take in the same places: a membership in the parent's keys for a test
+    ///   that fails on null outside any NOT, a lookup elsewhere.
     struct PostgreSQLFilter {
         let table: PostgreSQLTable
+        /// The catalog's foreign keys, which dotted names follow.
+        let foreignKeys: PostgreSQLForeignKeys
         /// The expression's text, for errors.
         let expression: String
 
         /// Parses and compiles the `--where` expressions of one query, ANDed.
-        static func compile(_ expressions: [String], table: PostgreSQLTable) throws -> SQLExpression {
+        static func compile(
+            _ expressions: [String], table: PostgreSQLTable, foreignKeys: PostgreSQLForeignKeys
+        ) throws -> SQLExpression {
             var compiled: [SQLExpression] = []
             for expression in expressions {
-                let compiler = PostgreSQLFilter(table: table, expression: expression)
+                let compiler = PostgreSQLFilter(table: table, foreignKeys: foreignKeys, expression: expression)
                 compiled.append(try compiler.compile(try FilterParser.parse(expression)))
             }
             return .all(compiled)
         }
 
-        func compile(_ filter: FilterExpression) throws -> SQLExpression {
+        /// The expression's SQL; `negated` when an odd number of NOTs encloses it, where a test
+        /// across a foreign key stays a lookup, since a membership would not keep its nulls unknown.
+        func compile(_ filter: FilterExpression, negated: Bool = false) throws -> SQLExpression {
             switch filter {
-            case .all(let operands): .all(try operands.map { try compile($0) })
-            case .any(let operands): .any(try operands.map { try compile($0) })
-            case .not(let inner): !(try compile(inner))
-            case .predicate(let predicate): try compile(predicate)
+            case .all(let operands): .all(try operands.map { try compile($0, negated: negated) })
+            case .any(let operands): .any(try operands.map { try compile($0, negated: negated) })
+            case .not(let inner): !(try compile(inner, negated: !negated))
+            case .predicate(let predicate): try compile(predicate, negated: negated)
             }
         }
 
-        private func compile(_ predicate: FilterPredicate) throws -> SQLExpression {
+        private func compile(_ predicate: FilterPredicate, negated: Bool) throws -> SQLExpression {
+            /// `test` on a column, across foreign keys as a membership where that selects the
+            /// same rows as a lookup: where `test` fails on null and no NOT encloses it.
+            func across(
+                _ path: PostgreSQLColumnPath, failsOnNull: Bool,
+                _ test: (_ value: SQLExpression, _ compared: SQLExpression) -> SQLExpression
+            ) -> SQLExpression {
+                failsOnNull && !negated ? path.rows(where: test) : test(path.expression, path.compared)
+            }
             switch predicate {
             case .truth(let name):
-                let column = try resolve(name)
+                let path = try resolve(name)
+                let column = path.column
                 switch column.kind {
-                case .boolean: return Column(column.name).sqlExpression
-                case .integer, .float, .numeric: return Column(column.name).sqlExpression != DatabaseValue.integer(0)
+                case .boolean: return path.expression
+                case .integer, .float, .numeric: return path.expression != DatabaseValue.integer(0)
                 case .string:
                     throw mismatch(
                         "column \"\(column.name)\" holds text, so on its own it is not a true/false test; "
@@ -58,14 +76,15 @@
                         name.position, name.length)
                 }
             case .comparison(let name, let comparison, .column(let otherName)):
-                let (left, right) = (try resolve(name), try resolve(otherName))
+                let (leftPath, rightPath) = (try resolve(name), try resolve(otherName))
+                let (left, right) = (leftPath.column, rightPath.column)
                 guard left.kind == right.kind || (left.kind.isNumber && right.kind.isNumber) else {
                     throw mismatch(
                         "on PostgreSQL, column \"\(left.name)\" (\(left.type)) and column \"\(right.name)\" "
                             + "(\(right.type)) cannot be compared: their types differ",
                         name.position, otherName.position + otherName.length - name.position)
                 }
-                let (lhs, rhs) = (Self.compared(left, of: table), Self.compared(right, of: table))
+                let (lhs, rhs) = (leftPath.compared, rightPath.compared)
                 return switch comparison {
                 case .equal: lhs == rhs
                 case .notEqual: lhs != rhs
@@ -75,24 +94,27 @@
                 case .greaterOrEqual: lhs >= rhs
                 }
             case .comparison(let name, let comparison, .value(let value)):
-                let column = try resolve(name)
-                let bound = try self.value(value, for: column)
+                let path = try resolve(name)
+                let bound = try self.value(value, for: path.column)
                 if bound.isNull, comparison != .equal, comparison != .notEqual {
                     throw mismatch(
                         "null has no order; test it with \"is null\" or \"is not null\"", value.position, value.length)
                 }
-                // `= null` and `!= null` render IS NULL and IS NOT NULL.
-                let left = bound.isNull ? Column(column.name).sqlExpression : Self.compared(column, of: table)
-                return switch comparison {
-                case .equal: left == bound
-                case .notEqual: left != bound
-                case .less: left < bound
-                case .lessOrEqual: left <= bound
-                case .greater: left > bound
-                case .greaterOrEqual: left >= bound
+                return across(path, failsOnNull: !(bound.isNull && comparison == .equal)) { column, compared in
+                    // `= null` and `!= null` render IS NULL and IS NOT NULL.
+                    let left = bound.isNull ? column : compared
+                    return switch comparison {
+                    case .equal: left == bound
+                    case .notEqual: left != bound
+                    case .less: left < bound
+                    case .lessOrEqual: left <= bound
+                    case .greater: left > bound
+                    case .greaterOrEqual: left >= bound
+                    }
                 }
-            case .pattern(let name, let pattern, let text, let negated):
-                let column = try resolve(name)
+            case .pattern(let name, let pattern, let text, let negatedPattern):
+                let path = try resolve(name)
+                let column = path.column
                 if pattern == .glob {
                     throw FilterError(
                         reason: .limit(
@@ -106,24 +128,26 @@
                         "on PostgreSQL, \(pattern.rawValue) matches text and integer columns only; "
                             + "column \"\(column.name)\" is \(column.type)", name.position, name.length)
                 }
-                let expression =
-                    pattern == .like
-                    ? Column(column.name).sqlExpression.like(text.text)
-                    : Column(column.name).sqlExpression.contains(text.text)
-                return negated ? !expression : expression
-            case .membership(let name, let list, let negated):
-                let column = try resolve(name)
-                let values = try list.map { try self.value($0, for: column) }
-                let expression = Column(column.name).sqlExpression.in(values)
-                return negated ? !expression : expression
-            case .range(let name, let low, let high, let negated):
-                let column = try resolve(name)
-                let (lower, upper) = (try value(low, for: column), try value(high, for: column))
-                let expression = Self.compared(column, of: table).between(lower, upper)
-                return negated ? !expression : expression
-            case .nullTest(let name, let negated):
-                let column = Column(try resolve(name).name).sqlExpression
-                return negated ? column != nil : column == nil
+                return across(path, failsOnNull: true) { column, _ in
+                    let expression = pattern == .like ? column.like(text.text) : column.contains(text.text)
+                    return negatedPattern ? !expression : expression
+                }
+            case .membership(let name, let list, let negatedList):
+                let path = try resolve(name)
+                let values = try list.map { try self.value($0, for: path.column) }
+                return across(path, failsOnNull: true) { column, _ in
+                    negatedList ? !column.in(values) : column.in(values)
+                }
+            case .range(let name, let low, let high, let negatedRange):
+                let path = try resolve(name)
+                let (lower, upper) = (try value(low, for: path.column), try value(high, for: path.column))
+                return across(path, failsOnNull: true) { _, compared in
+                    negatedRange ? !compared.between(lower, upper) : compared.between(lower, upper)
+                }
+            case .nullTest(let name, let negatedTest):
+                return across(try resolve(name), failsOnNull: negatedTest) { column, _ in
+                    negatedTest ? column != nil : column == nil
+                }
             }
         }
 
@@ -138,20 +162,10 @@
             return SQLExpression(SQLFragment([.sql("(")] + name + [.sql(" COLLATE \"C\")")]), precedence: .atom)
         }
 
-        /// The table's column for a name; dotted names are refused.
-        private func resolve(_ name: FilterExpression.ColumnName) throws -> PostgreSQLTable.Column {
-            guard name.steps.count == 1 else {
-                throw FilterError(
-                    reason: .limit("dotted foreign-key paths are not available on PostgreSQL yet"),
-                    expression: expression, position: name.position, length: name.length)
-            }
-            do {
-                return try table.column(name.name)
-            } catch let error as SchemaError {
-                throw FilterError(
-                    reason: .unknownColumn(error), expression: expression, position: name.position,
-                    length: name.length)
-            }
+        /// The column a name stands for, following foreign keys for a dotted name.
+        private func resolve(_ name: FilterExpression.ColumnName) throws -> PostgreSQLColumnPath {
+            try PostgreSQLColumnPath(
+                name.steps, from: table, foreignKeys: foreignKeys, text: expression, option: "--where")
         }
 
         /// The value to bind for a literal, once it is known to mean on PostgreSQL what it means

@@ -76,16 +76,22 @@
                     kind: .unknownTable, name: table, available: names,
                     suggestion: Database.closest(to: table, in: names))
             }
-            schema = found.schema
-            name = found.name
-            isView = found.type == "view"
+            try self.init(connection, schema: found.schema, name: found.name, isView: found.type == "view")
+        }
+
+        /// Reads the columns of the table `name` of `schema`, which exists: one a foreign key
+        /// refers to, in any schema.
+        init(_ connection: PostgreSQLConnection, schema: String, name: String, isView: Bool) throws {
+            self.schema = schema
+            self.name = name
+            self.isView = isView
             columns = try connection.fetchAll(
                 """
                 SELECT a.attname::text, pg_catalog.format_type(a.atttypid, NULL), t.typcategory::text
                 FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_type AS t ON t.oid = a.atttypid
                 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
                 ORDER BY a.attnum
-                """, [.text(Self.quote(found.schema) + "." + Self.quote(found.name))]
+                """, [.text(Self.quote(schema) + "." + Self.quote(name))]
             ).map { row in
                 let type = row.value(at: 1).cellText
                 return Column(

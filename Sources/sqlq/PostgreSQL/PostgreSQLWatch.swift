@@ -16,15 +16,16 @@
         /// Refuses, before drawing anything, a table none of whose tables (a view's included)
         /// has change notifications: it would never be redrawn.
         static func watch(_ url: DatabaseURL, _ options: QueryOptions, databaseArguments: [String]) async throws {
-            try PostgreSQLCommands.refuseUnavailableOptions(options)
+            try PostgreSQLCommands.refuseUnavailableOptions(options, watching: true)
             // The connection waits for each statement on its thread: not one of the concurrency pool's.
             let (database, request, kinds) = try await offPool {
                 let connection = try PostgreSQLConnection(url)
                 do {
-                    let (built, selected, _) = try PostgreSQLCommands.request(options, on: connection)
-                    try checkNotifications(connection, table: built.tableName, databaseArguments: databaseArguments)
-                    let request = WatchRequest(request: built, columns: selected.map(\.name), count: options.count)
-                    return (connection.database, request, selected.map(\.kind))
+                    let plan = try PostgreSQLCommands.request(options, on: connection)
+                    try checkNotifications(connection, table: plan.request.tableName, databaseArguments: databaseArguments)
+                    let request = WatchRequest(
+                        request: plan.request, columns: plan.selected.map(\.name), count: options.count)
+                    return (connection.database, request, plan.selected.map(\.column.kind))
                 } catch {
                     connection.close()
                     throw error

@@ -5,17 +5,28 @@
     import SQLite
     import Testing
 
-    /// The same random table in an SQLite file and on PostgreSQL, and random queries whose JSON
-    /// output must be the same on both: only operators and types whose meaning the two share,
-    /// and every sort ending in the unique `id`, so that the order is fully determined.
+    /// The same random tables in an SQLite file and on PostgreSQL, `t` with a foreign key `d` to
+    /// `u`, and random queries whose JSON output must be the same on both: only operators and
+    /// types whose meaning the two share, dotted paths across `d` and facets, and every sort
+    /// ending in the unique `id`, so that the order is fully determined.
     @Suite("sqlq on PostgreSQL and SQLite agree", .postgreSQLInstalled, .onProcessThreads)
     struct PostgreSQLDifferentialTests {
         static let texts = ["apple", "Apple", "APPLE", "banana", "a%b", "a_b", "é", "É", "zeta", "", "x y", "Zeta"]
         static let reals = [-2.5, -1, 0, 0.5, 1.25, 3, 1e6]
 
-        @Test("200 random filters, sorts, limits and selections give the same JSON")
+        @Test("200 random filters, sorts, limits, selections and facets, across a foreign key, give the same JSON")
         func randomQueries() async throws {
             var random = SeededGenerator(seed: 0x5EED_0F_5A1)
+            var parents: [[DatabaseValue]] = []
+            for id in 1...6 {
+                let name: DatabaseValue =
+                    Int.random(in: 0..<6, using: &random) == 0
+                    ? .null : .text(Self.texts.randomElement(using: &random)!)
+                let w: DatabaseValue =
+                    Int.random(in: 0..<6, using: &random) == 0
+                    ? .null : .integer(Int64.random(in: -3...3, using: &random))
+                parents.append([.integer(Int64(id)), name, w])
+            }
             var rows: [[DatabaseValue]] = []
             for id in 1...60 {
                 let a: DatabaseValue =
@@ -27,21 +38,32 @@
                 let c: DatabaseValue =
                     Int.random(in: 0..<8, using: &random) == 0
                     ? .null : .text(Self.texts.randomElement(using: &random)!)
-                rows.append([.integer(Int64(id)), a, b, c])
+                let d: DatabaseValue =
+                    Int.random(in: 0..<6, using: &random) == 0
+                    ? .null : .integer(Int64.random(in: 1...6, using: &random))
+                rows.append([.integer(Int64(id)), a, b, c, d])
             }
             let files = try TemporaryDirectory()
             let path = files.file("differential.sqlite").path
             let sqlite = try Database(path: path)
-            try sqlite.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b REAL, c TEXT)")
+            try sqlite.execute("CREATE TABLE u (id INTEGER PRIMARY KEY, name TEXT, w INTEGER)")
+            try sqlite.execute(
+                "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b REAL, c TEXT, d INTEGER REFERENCES u (id))")
             let fixture = try await PostgreSQLFixture.make([
-                "CREATE TABLE t (id bigint PRIMARY KEY, a bigint, b double precision, c text)"
+                "CREATE TABLE u (id bigint PRIMARY KEY, name text, w bigint)",
+                "CREATE TABLE t (id bigint PRIMARY KEY, a bigint, b double precision, c text, d bigint REFERENCES u (id))",
             ])
             defer { Task { await fixture.close() } }
+            for row in parents {
+                try sqlite.execute("INSERT INTO u VALUES (?, ?, ?)", row)
+                try await fixture.database.execute("INSERT INTO u VALUES ($1, $2, $3)", row)
+            }
             for row in rows {
-                try sqlite.execute("INSERT INTO t VALUES (?, ?, ?, ?)", row)
-                try await fixture.database.execute("INSERT INTO t VALUES ($1, $2, $3, $4)", row)
+                try sqlite.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", row)
+                try await fixture.database.execute("INSERT INTO t VALUES ($1, $2, $3, $4, $5)", row)
             }
             var nonEmpty = 0
+            var (paths, facets) = (0, 0)
             for round in 0..<200 {
                 let arguments = Self.randomArguments(&random)
                 let onSQLite = try await TestServer.sqlq(arguments + ["--db", path])
@@ -51,7 +73,12 @@
                     onPostgreSQL.output == onSQLite.output,
                     "round \(round): \(arguments)\nPostgreSQL: \(onPostgreSQL.errors)")
                 if onSQLite.output.count > 3 { nonEmpty += 1 }
+                if arguments.contains(where: { $0.contains("d.") }) { paths += 1 }
+                if arguments.contains("--facet") { facets += 1 }
             }
+            // Enough rounds cross the foreign key and count facets to test them.
+            #expect(paths > 40)
+            #expect(facets > 40)
             // The filters must select something often enough to test the values.
             #expect(nonEmpty > 100)
             withExtendedLifetime(files) {}
@@ -67,7 +94,9 @@
             }
             var sort: [String] = []
             for _ in 0..<Int.random(in: 0...2, using: &random) {
-                sort.append((Bool.random(using: &random) ? "-" : "") + ["a", "b", "c"].randomElement(using: &random)!)
+                sort.append(
+                    (Bool.random(using: &random) ? "-" : "")
+                        + ["a", "b", "c", "d.name", "d.w"].randomElement(using: &random)!)
             }
             sort.append(Bool.random(using: &random) ? "id" : "-id")
             arguments += ["--sort", sort.joined(separator: ",")]
@@ -78,10 +107,20 @@
             if Bool.random(using: &random) {
                 arguments += [
                     "--columns",
-                    (["id"] + ["a", "b", "c"].filter { _ in Bool.random(using: &random) }).joined(separator: ","),
+                    (["id"] + ["a", "b", "c", "d.name", "d.w"].filter { _ in Bool.random(using: &random) })
+                        .joined(separator: ","),
                 ]
             }
-            if Int.random(in: 0..<8, using: &random) == 0 { arguments.append("--count") }
+            if Int.random(in: 0..<8, using: &random) == 0 {
+                arguments.append("--count")
+            } else if Bool.random(using: &random) {
+                for _ in 0..<Int.random(in: 1...2, using: &random) {
+                    arguments += ["--facet", ["a", "b", "c", "d", "d.name", "d.w"].randomElement(using: &random)!]
+                }
+                if Bool.random(using: &random) {
+                    arguments += ["--facet-size", String(Int.random(in: 1...4, using: &random))]
+                }
+            }
             return arguments
         }
 
@@ -95,7 +134,7 @@
                 Bool.random(using: &random)
                     ? String(Int.random(in: -6...6, using: &random)) : String(reals.randomElement(using: &random)!)
             }
-            switch Int.random(in: 0..<13, using: &random) {
+            switch Int.random(in: 0..<19, using: &random) {
             case 0: return "a \(comparison) \(Int.random(in: -6...6, using: &random))"
             case 1: return "b \(comparison) \(number())"
             case 2: return "c \(comparison) \(text())"
@@ -112,6 +151,15 @@
             case 9: return "c contains '\(["an", "P", "%", "_", "É", " "].randomElement(using: &random)!)'"
             case 10: return "a"
             case 11: return "a \(comparison) b"
+            case 12: return "d.name \(comparison) \(text())"
+            case 13: return "d.w \(comparison) \(Int.random(in: -3...3, using: &random))"
+            case 14:
+                return "d.name" + (Bool.random(using: &random) ? " is null" : " is not null")
+            case 15: return "not d.w in (\(number()), \(number()))"
+            case 16:
+                let pattern = ["a%", "%E%", "_", "é"].randomElement(using: &random)!
+                return "d.name \(Bool.random(using: &random) ? "not like" : "like") '\(pattern)'"
+            case 17: return "d.w between \(number()) and \(number()) or d.name = c"
             default: return "b \(comparison) '\(Int.random(in: -3...3, using: &random))'"
             }
         }
