@@ -265,6 +265,32 @@ extension PostgreSQLDatabase {
         return try found["n"] as Int == Self.schemaChangeTriggers.count
     }
 
+    /// The tables that `sql` reads, as PostgreSQL's plan for it resolves them (views to their
+    /// tables, joins and subqueries included), that have no enabled trigger of
+    /// ``changeNotificationSQL(on:schema:)``: a live value of `sql` would never see their commits.
+    /// Empty when every table it reads has them; nil when the plan reads something other than
+    /// tables (a function, a foreign table), so that what it reads is unknown. Nothing runs but
+    /// `EXPLAIN`, with `arguments` bound.
+    public func tablesWithoutChangeNotifications(
+        readBy sql: String, _ arguments: [DatabaseValue] = []
+    ) async throws -> [(schema: String, table: String)]? {
+        guard let explanation = try await fetchAll("EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments).first,
+            let tables = PlanTables.tables(inExplanation: explanation.value(at: 0))
+        else { return nil }
+        var seen: Set<String> = []
+        var missing: [(schema: String, table: String)] = []
+        for table in tables where seen.insert(Self.qualifiedName(schema: table.schema, table: table.table)).inserted {
+            let found = try await fetchOne(
+                """
+                SELECT count(*) AS n FROM pg_catalog.pg_trigger AS t JOIN pg_catalog.pg_proc AS p ON p.oid = t.tgfoid
+                WHERE t.tgrelid = $1::regclass AND p.proname = $2 AND NOT t.tgisinternal AND t.tgenabled <> 'D'
+                """,
+                [.text(Self.qualifiedName(schema: table.schema, table: table.table)), .text(Self.changeFunction)])
+            if try found?["n"] as Int? ?? 0 == 0 { missing.append(table) }
+        }
+        return missing
+    }
+
     /// How live values name a table: `schema.table`, both parts quoted, so that no two tables
     /// share a name; the payload of its change notifications.
     static func qualifiedName(schema: String, table: String) -> String {

@@ -260,7 +260,11 @@ struct ChangeListenerTests {
             }
             #expect(error.kind == .connectionClosed)
             #expect(error.message.contains("listening connection"))
-            #expect(error.message.contains("terminating connection due to administrator command"))
+            // The reason is the server's FATAL message, or only the closed socket when the driver
+            // sees the close first, as it did under load.
+            #expect(
+                error.message.contains("terminating connection due to administrator command")
+                    || error.message.contains("(serverClosedConnection)"), "\(error.message)")
             #expect(try await events.next() == .listening)
 
             try await withWriter(db) { writer in

@@ -32,6 +32,19 @@ private struct NotesByID: FetchKeyRequest {
     }
 }
 
+/// Notes whose body is a tag's name: a filter whose subquery reads another table.
+private struct TaggedNotes: FetchKeyRequest {
+    func fetch(_ db: any SQLConnection) throws -> [Note] {
+        let tagged = SQLExpression(
+            SQLFragment([
+                .identifier("body"), .sql(" IN (SELECT "), .identifier("name"), .sql(" FROM "), .identifier("tags"),
+                .sql(")"),
+            ]),
+            precedence: .comparison)
+        return try Table("notes").filter(tagged).sort(Column("id")).asRequest(of: Note.self).fetchAll(db)
+    }
+}
+
 /// A request written once, run on SQLite and on PostgreSQL alike.
 private struct PinnedNotes: FetchKeyRequest {
     var limit = 10
@@ -125,6 +138,20 @@ struct LiveValueTests {
             try await value(of: $total) { $0 == 2 }
             // Counted when a round starts, so the rounds that brought `total` counted it too.
             #expect($series.fetchCount >= seriesFetches + 2)
+        }
+    }
+
+    @Test func aRequestFollowsTheTablesItsFilterReads() async throws {
+        try await withInstances { reader, writer in
+            try await writer.execute("INSERT INTO notes(body) VALUES ('a'), ('b')")
+            @SharedReader(.fetch(TaggedNotes(), database: reader)) var notes: [Note]
+            try await $notes.load()
+            #expect(notes.isEmpty)
+            // Only the table of the subquery changes.
+            try await writer.execute("INSERT INTO tags(name) VALUES ('b')")
+            let seen = try await value(of: $notes) { $0.count == 1 }
+            #expect(seen.map(\.body) == ["b"])
+            #expect(try await reader.fetch(TaggedNotes()) == seen, "the one-shot fetch agrees")
         }
     }
 

@@ -28,8 +28,9 @@ final class PostgreSQLReadConnection: SQLConnection {
     /// The tables (as the requests name them, byte for byte) of the requests run since the last
     /// ``recordingTables(_:)`` began.
     private var tables: Set<ExactString> = []
-    /// The table and filter of each request run since the last ``recordingTables(_:)`` began.
-    private var requests: [(table: String, predicate: SQLExpression?)] = []
+    /// The table, filter and SQL of each request run since the last ``recordingTables(_:)``
+    /// began.
+    private var requests: [(table: String, predicate: SQLExpression?, sql: String, arguments: [DatabaseValue])] = []
 
     init(session: Session, planTables: PlanTables? = nil) {
         self.session = session
@@ -46,14 +47,15 @@ final class PostgreSQLReadConnection: SQLConnection {
                 sql: rendered.sql)
         }
         tables.insert(ExactString(request.tableName))
-        requests.append((request.tableName, request.select.predicate))
+        requests.append((request.tableName, request.select.predicate, rendered.sql, rendered.arguments))
         let cursor = OwnedRowCursor()
         return try session.runBlocking(rendered.sql, rendered.arguments).map { try decode(cursor.borrow($0)) }
     }
 
     /// Runs `body`, and returns what it produced with what its requests read: the tables of the
-    /// plan of `SELECT * FROM` each table they name, and when every request is on one ordinary
-    /// table that the plan reads alone, the rows their filters may match (unless
+    /// plan of `SELECT * FROM` each table they name and of each request's own SQL (a filter's
+    /// subquery may read other tables), and when every request is on one ordinary table that
+    /// these plans read alone, the rows their filters may match (unless
     /// `SharedReaderCache.observesRows` is off).
     func recordingTables<T>(_ body: () throws -> T) throws -> (T, DatabaseRegion) {
         tables = []
@@ -63,6 +65,12 @@ final class PostgreSQLReadConnection: SQLConnection {
         var planned: Set<String>? = []
         for table in tables {
             let read = try self.tables(of: "SELECT * FROM " + String.quotedIdentifier(table.string))
+            region = region.union(read.map { DatabaseRegion(tables: $0) } ?? .everything)
+            planned = planned.flatMap { planned in read.map { planned.union($0) } }
+        }
+        var plannedSQL: Set<ExactString> = []
+        for request in requests where plannedSQL.insert(ExactString(request.sql)).inserted {
+            let read = try self.tables(of: request.sql, request.arguments)
             region = region.union(read.map { DatabaseRegion(tables: $0) } ?? .everything)
             planned = planned.flatMap { planned in read.map { planned.union($0) } }
         }
@@ -138,20 +146,9 @@ final class PostgreSQLReadConnection: SQLConnection {
     private func tablesRead(by sql: String, _ arguments: [DatabaseValue]) throws -> Set<String>? {
         // VERBOSE, for the schema of each table.
         guard let row = try session.runBlocking("EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments).first,
-            case .text(let json) = row.value(at: 0),
-            let plans = try? JSONDecoder().decode([ExplainedStatement].self, from: Data(json.utf8))
+            let tables = PlanTables.tables(inExplanation: row.value(at: 0))
         else { return nil }
-        var tables: Set<String> = []
-        // Bounded, since the SQL is the user's: a plan deeper than this is read as unknown.
-        func visit(_ node: PlanNode, depth: Int) -> Bool {
-            guard depth < 200, node.nodeType != "Function Scan", node.nodeType != "Foreign Scan" else { return false }
-            if let name = node.relationName {
-                guard let schema = node.schema else { return false }
-                tables.insert(PostgreSQLDatabase.qualifiedName(schema: schema, table: name))
-            }
-            return (node.plans ?? []).allSatisfy { visit($0, depth: depth + 1) }
-        }
-        return plans.allSatisfy { visit($0.plan, depth: 0) } ? tables : nil
+        return Set(tables.map { PostgreSQLDatabase.qualifiedName(schema: $0.schema, table: $0.table) })
     }
 }
 
@@ -179,6 +176,26 @@ final class PlanTables: Sendable {
             state.layoutsOfTables = [:]
             state.generation += 1
         }
+    }
+
+    /// The tables of `EXPLAIN (VERBOSE, FORMAT JSON)`'s output, in the order the plan meets
+    /// them; nil when it is not such output, or when the plan scans something other than tables
+    /// (a function, a foreign table), so that what it reads is unknown.
+    static func tables(inExplanation explanation: DatabaseValue) -> [(schema: String, table: String)]? {
+        guard case .text(let json) = explanation,
+            let plans = try? JSONDecoder().decode([ExplainedStatement].self, from: Data(json.utf8))
+        else { return nil }
+        var tables: [(schema: String, table: String)] = []
+        // Bounded, since the SQL is the user's: a plan deeper than this is read as unknown.
+        func visit(_ node: PlanNode, depth: Int) -> Bool {
+            guard depth < 200, node.nodeType != "Function Scan", node.nodeType != "Foreign Scan" else { return false }
+            if let name = node.relationName {
+                guard let schema = node.schema else { return false }
+                tables.append((schema, name))
+            }
+            return (node.plans ?? []).allSatisfy { visit($0, depth: depth + 1) }
+        }
+        return plans.allSatisfy { visit($0.plan, depth: 0) } ? tables : nil
     }
 
     /// The layout of the table quoted with its schema (`qualifiedName`), if a fetch learned it

@@ -22,7 +22,7 @@
                 let connection = try PostgreSQLConnection(url)
                 do {
                     let plan = try PostgreSQLCommands.request(options, on: connection)
-                    try checkNotifications(connection, table: plan.request.tableName, databaseArguments: databaseArguments)
+                    try checkNotifications(connection, plan, databaseArguments: databaseArguments)
                     let request = WatchRequest(
                         request: plan.request, columns: plan.selected.map(\.name), count: options.count)
                     return (connection.database, request, plan.selected.map(\.column.kind))
@@ -70,34 +70,39 @@
             // see them closed would only delay the exit.
         }
 
-        /// The triggers whose function records a table's changes for the listeners: those that
-        /// `installChangeNotifications(on:schema:)` creates, and the one of its earlier versions.
-        static let changeFunction = "live_query_notify_change"
-
-        /// Throws, with the command that installs them, when neither the relation `table` (as
-        /// the search path finds it) nor, for a view, any table it reads has an enabled trigger
-        /// that runs ``changeFunction``.
+        /// Throws, with the command that installs them, when a table the request reads (as
+        /// PostgreSQL's plan resolves it: a view's tables, the parents of dotted paths) has no
+        /// change notifications: watch would never see its commits. Tables outside the search
+        /// path are named with their schema, as `install-notifications` takes them.
         private static func checkNotifications(
-            _ connection: PostgreSQLConnection, table: String, databaseArguments: [String]
+            _ connection: PostgreSQLConnection, _ plan: PostgreSQLCommands.Plan, databaseArguments: [String]
         ) throws {
-            let relation = DatabaseValue.text(PostgreSQLTable.quote(table))
-            let found = try connection.fetchAll(
-                """
-                SELECT count(*) FROM pg_catalog.pg_trigger AS t JOIN pg_catalog.pg_proc AS p ON p.oid = t.tgfoid
-                WHERE p.proname = $2 AND NOT t.tgisinternal AND t.tgenabled <> 'D'
-                    AND t.tgrelid IN (
-                        SELECT $1::regclass
-                        UNION
-                        SELECT d.refobjid FROM pg_catalog.pg_rewrite AS r
-                        JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_rewrite'::regclass
-                            AND d.objid = r.oid AND d.refclassid = 'pg_catalog.pg_class'::regclass
-                        WHERE r.ev_class = $1::regclass)
-                """, [relation, .text(changeFunction)])
-            guard found.first?.value(at: 0) == .integer(0) else { return }
-            let command = (["sqlq", "install-notifications", table] + databaseArguments).map(SearchIndex.shellWord)
+            let database = connection.database
+            let rendered = plan.rendered
+            guard
+                let missing = try PostgreSQLConnection.wait({
+                    try await database.tablesWithoutChangeNotifications(readBy: rendered.sql, rendered.arguments)
+                }), !missing.isEmpty
+            else { return }
+            var (quoted, names): ([String], [String]) = ([], [])
+            for table in missing {
+                let qualified = PostgreSQLTable.quote(table.schema) + "." + PostgreSQLTable.quote(table.table)
+                let visible = try connection.fetchAll(
+                    "SELECT pg_catalog.pg_table_is_visible($1::regclass)", [.text(qualified)])
+                if visible.first?.value(at: 0) == .integer(1) {
+                    quoted.append(PostgreSQLTable.quote(table.table))
+                    names.append(table.table)
+                } else {
+                    quoted.append(qualified)
+                    names.append(table.schema + "." + table.table)
+                }
+            }
+            let command = (["sqlq", "install-notifications"] + names + databaseArguments).map(SearchIndex.shellWord)
             throw CommandError.failure(
-                "\(PostgreSQLTable.quote(table)) has no change notifications installed, so watch would never see it "
-                    + "change; install them with: " + command.joined(separator: " "))
+                quoted.joined(separator: ", ") + (missing.count == 1 ? " has" : " have")
+                    + " no change notifications installed, so watch would never see "
+                    + (missing.count == 1 ? "it" : "them") + " change; install them with: "
+                    + command.joined(separator: " "))
         }
 
         /// `sqlq install-notifications TABLE…`: the change notifications of each table, installed
@@ -107,7 +112,7 @@
             defer { connection.close() }
             var schemas: [(schema: String, tables: [String])] = []
             for name in names {
-                let table = try PostgreSQLTable(connection, table: name)
+                let table = try Self.table(name, connection)
                 if table.isView {
                     throw CommandError.usage(
                         "\(PostgreSQLTable.quote(table.name)) is a view: install the notifications on the tables it reads"
@@ -135,6 +140,26 @@
                 }
             }
             output.flush()
+        }
+
+        /// The table `name` as `query` finds it in the search path, else, for `schema.table`, that
+        /// table of that schema exactly: how `watch` names a table outside the search path.
+        private static func table(_ name: String, _ connection: PostgreSQLConnection) throws -> PostgreSQLTable {
+            do {
+                return try PostgreSQLTable(connection, table: name)
+            } catch let error as SchemaError {
+                guard let dot = name.firstIndex(of: ".") else { throw error }
+                let (schema, table) = (String(name[..<dot]), String(name[name.index(after: dot)...]))
+                let found = try connection.fetchAll(
+                    """
+                    SELECT c.relkind IN ('v', 'm') FROM pg_catalog.pg_class AS c
+                    JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+                    WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                    """, [.text(schema), .text(table)])
+                guard let row = found.first else { throw error }
+                return try PostgreSQLTable(
+                    connection, schema: schema, name: table, isView: row.value(at: 0) == .integer(1))
+            }
         }
 
         /// Runs `body` on a thread of its own, which may block waiting for the server.

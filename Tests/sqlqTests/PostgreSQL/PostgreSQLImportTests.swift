@@ -243,7 +243,18 @@
         @Test("The same random import and deletes on SQLite and on PostgreSQL leave the same rows")
         func differential() async throws {
             var random = SeededGenerator(seed: 0xD1FF_1A40)
-            var text = "id,a,b,c\n"
+            // The deletes' filters follow the foreign key `d` to `u`, as the query differential's do.
+            var parents: [[DatabaseValue]] = []
+            for id in 1...6 {
+                let name: DatabaseValue =
+                    Int.random(in: 0..<6, using: &random) == 0
+                    ? .null : .text(PostgreSQLDifferentialTests.texts.randomElement(using: &random)!)
+                let w: DatabaseValue =
+                    Int.random(in: 0..<6, using: &random) == 0
+                    ? .null : .integer(Int64.random(in: -3...3, using: &random))
+                parents.append([.integer(Int64(id)), name, w])
+            }
+            var text = "id,a,b,c,d\n"
             for id in 1...80 {
                 let a = Int.random(in: 0..<6, using: &random) == 0 ? "" : String(Int.random(in: -5...5, using: &random))
                 let b =
@@ -252,18 +263,26 @@
                 let c =
                     Int.random(in: 0..<6, using: &random) == 0
                     ? "" : Self.csv(PostgreSQLDifferentialTests.texts.randomElement(using: &random)!)
-                text += "\(id),\(a),\(b),\(c)\n"
+                let d = Int.random(in: 0..<6, using: &random) == 0 ? "" : String(Int.random(in: 1...6, using: &random))
+                text += "\(id),\(a),\(b),\(c),\(d)\n"
             }
             let files = try TemporaryDirectory()
             let file = files.file("t.csv")
             try Data(text.utf8).write(to: file)
             let path = files.file("differential.sqlite").path
             let sqlite = try Database(path: path)
-            try sqlite.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b REAL, c TEXT)")
+            try sqlite.execute("CREATE TABLE u (id INTEGER PRIMARY KEY, name TEXT, w INTEGER)")
+            try sqlite.execute(
+                "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b REAL, c TEXT, d INTEGER REFERENCES u (id))")
             let fixture = try await PostgreSQLFixture.make([
-                "CREATE TABLE t (id bigint PRIMARY KEY, a bigint, b double precision, c text)"
+                "CREATE TABLE u (id bigint PRIMARY KEY, name text, w bigint)",
+                "CREATE TABLE t (id bigint PRIMARY KEY, a bigint, b double precision, c text, d bigint REFERENCES u (id))",
             ])
             defer { Task { await fixture.close() } }
+            for row in parents {
+                try sqlite.execute("INSERT INTO u VALUES (?, ?, ?)", row)
+                try await fixture.database.execute("INSERT INTO u VALUES ($1, $2, $3)", row)
+            }
             let imported = try await TestServer.sqlq(["import", "t", file.path, "--db", path])
             #expect(imported.status == 0, "\(imported.errors)")
             let importedThere = try await fixture.run(["import", "t", file.path])

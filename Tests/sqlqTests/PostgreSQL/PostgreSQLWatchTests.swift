@@ -125,7 +125,8 @@
                     + "install them with: sqlq install-notifications items --db '\(fixture.url)'\n")
             let view = try await fixture.run(["watch", "open_items"])
             #expect(view.status == 1)
-            #expect(view.errors.contains("install them with: sqlq install-notifications open_items"))
+            #expect(view.errors.contains("\"items\" has no change notifications installed"), "\(view.errors)")
+            #expect(view.errors.contains("install them with: sqlq install-notifications items --db"))
 
             let installed = try await fixture.run(["install-notifications", "ITEMS", "lists"])
             #expect(installed.status == 0, "\(installed.errors)")
@@ -140,6 +141,49 @@
             try await watch.output.waitFor("3\n-- last change at ")
             try await fixture.database.execute("DELETE FROM items WHERE id = 3")
             try await watch.output.waitFor("2\n-- last change at ")
+            watch.interrupt()
+            #expect(try await watch.exitStatus() == 0)
+        }
+
+        @Test("Every table read must have the notifications: a view's, a nested view's, a dotted path's parent's")
+        func everyTableRead() async throws {
+            let fixture = try await PostgreSQLFixture.make(
+                Self.schema + [
+                    "CREATE VIEW listed AS SELECT i.id, i.title, l.name FROM items AS i JOIN lists AS l ON l.id = i.list_id",
+                    "CREATE VIEW listed_again AS SELECT * FROM listed",
+                    "CREATE SCHEMA archive",
+                    "CREATE TABLE archive.notes (id integer PRIMARY KEY, body text)",
+                    "CREATE VIEW notes AS SELECT n.id, n.body, i.title FROM archive.notes AS n JOIN items AS i ON i.id = n.id",
+                ])
+            defer { Task { await fixture.close() } }
+            try await fixture.database.installChangeNotifications(on: ["items"])
+            let message =
+                "Error: \"lists\" has no change notifications installed, so watch would never see it change; "
+                + "install them with: sqlq install-notifications lists --db '\(fixture.url)'\n"
+            for arguments in [["listed"], ["listed_again", "--count"], ["items", "--where", "list_id.name = 'Home'"]] {
+                let refused = try await fixture.run(["watch"] + arguments)
+                #expect(refused.status == 1, "\(arguments)")
+                #expect(refused.errors == message, "\(arguments)")
+            }
+            // A table outside the search path is named with its schema, as install-notifications takes it.
+            let outside = try await fixture.run(["watch", "notes"])
+            #expect(outside.status == 1)
+            #expect(
+                outside.errors
+                    == "Error: \"archive\".\"notes\" has no change notifications installed, so watch would never see "
+                    + "it change; install them with: sqlq install-notifications archive.notes --db '\(fixture.url)'\n")
+            let installed = try await fixture.run(["install-notifications", "archive.notes", "lists"])
+            #expect(installed.status == 0, "\(installed.errors)")
+            #expect(
+                installed.output
+                    == "installed change notifications on \"archive\".\"notes\"\n"
+                    + "installed change notifications on \"public\".\"lists\"\n")
+
+            // A commit to the parent table alone is followed.
+            let watch = try Self.watch(["items", "--where", "list_id.name = 'Home'", "--count"], fixture)
+            try await watch.output.waitFor("2\n-- last change at ")
+            try await fixture.database.execute("UPDATE lists SET name = 'House' WHERE id = 1")
+            try await watch.output.waitFor("0\n-- last change at ")
             watch.interrupt()
             #expect(try await watch.exitStatus() == 0)
         }
