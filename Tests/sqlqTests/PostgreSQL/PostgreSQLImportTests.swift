@@ -244,16 +244,7 @@
         func differential() async throws {
             var random = SeededGenerator(seed: 0xD1FF_1A40)
             // The deletes' filters follow the foreign key `d` to `u`, as the query differential's do.
-            var parents: [[DatabaseValue]] = []
-            for id in 1...6 {
-                let name: DatabaseValue =
-                    Int.random(in: 0..<6, using: &random) == 0
-                    ? .null : .text(PostgreSQLDifferentialTests.texts.randomElement(using: &random)!)
-                let w: DatabaseValue =
-                    Int.random(in: 0..<6, using: &random) == 0
-                    ? .null : .integer(Int64.random(in: -3...3, using: &random))
-                parents.append([.integer(Int64(id)), name, w])
-            }
+            let parents = PostgreSQLDifferentialTests.randomParents(&random)
             var text = "id,a,b,c,d\n"
             for id in 1...80 {
                 let a = Int.random(in: 0..<6, using: &random) == 0 ? "" : String(Int.random(in: -5...5, using: &random))
