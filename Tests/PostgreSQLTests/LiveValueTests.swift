@@ -155,6 +155,24 @@ struct LiveValueTests {
         }
     }
 
+    @Test func theTablesOfAPlanHoldForItsOwnArgumentsOnly() async throws {
+        try await withInstances { reader, writer in
+            // With 'no', PostgreSQL plans no scan at all: the plan reads no table.
+            let sql = "SELECT count(*) FROM notes WHERE $1::text = 'yes'"
+            @SharedReader(wrappedValue: -1, .fetchOne(sql, arguments: [.text("no")], database: reader)) var none: Int
+            // The refetch that follows the start of listening is over once the loads are.
+            await reader.liveEngine.source.untilListening()
+            try await $none.load()
+            @SharedReader(wrappedValue: -1, .fetchOne(sql, arguments: [.text("yes")], database: reader)) var all: Int
+            try await $all.load()
+            #expect(none == 0)
+            #expect(all == 0)
+            try await writer.execute("INSERT INTO notes(body) VALUES ('a')")
+            try await value(of: $all) { $0 == 1 }
+            #expect(none == 0)
+        }
+    }
+
     @Test func aFailedFetchKeepsTheLastValueAndSetsLoadError() async throws {
         try await withInstances { reader, writer in
             // Divides by zero while exactly one note exists.

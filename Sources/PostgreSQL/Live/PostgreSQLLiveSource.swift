@@ -61,7 +61,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
     private let queues = (1..<connectionLimit).map { DispatchQueue(label: "PostgreSQL.PostgreSQLLiveSource.read\($0)") }
     /// The tables the engine's queries read, for filtering notifications.
     private let selection = Lock(TableSelection())
-    /// SQL → the tables it reads, learned from its plan once per SQL text and schema change.
+    /// SQL → the tables it reads, learned from its plan once per SQL text, arguments and schema change.
     private let planTables = PlanTables()
     /// Whether the listening connection listens now, and who waits until it does; for tests.
     private let listening = Lock<(isListening: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))

@@ -119,24 +119,32 @@ final class PostgreSQLReadConnection: SQLConnection {
     }
 
     /// What `sql` reads: the tables of the plan PostgreSQL makes for it, asked once per SQL text
-    /// until the schema changes; everything when the plan scans something other than tables (a
-    /// function may read any table), or when nobody keeps the answer.
+    /// and arguments until the schema changes; everything when the plan scans something other
+    /// than tables (a function may read any table), or when nobody keeps the answer.
     func region(of sql: String, _ arguments: [DatabaseValue]) throws -> DatabaseRegion {
         try tables(of: sql, arguments).map { DatabaseRegion(tables: $0) } ?? .everything
     }
 
-    /// The tables (quoted schema and name) of the plan of `sql`, asked once per SQL text until the
-    /// schema changes; nil when the plan scans something other than tables, or when nobody keeps
-    /// the answer.
+    /// The tables (quoted schema and name) of the plan of `sql` with `arguments`, asked once per
+    /// SQL text and arguments until the schema changes; nil when the plan scans something other
+    /// than tables, or when nobody keeps the answer.
+    ///
+    /// Asked again for other arguments: PostgreSQL plans a statement for the values bound to it,
+    /// and drops what they make irrelevant (`WHERE $1 AND x IN (SELECT … FROM b)` with `false`
+    /// reads no table at all), so that a plan's tables hold for its own arguments only.
     private func tables(of sql: String, _ arguments: [DatabaseValue] = []) throws -> Set<String>? {
         guard let planTables else { return nil }
-        let (known, generation) = planTables.state.withLock { ($0.known[ExactString(sql)], $0.generation) }
+        let statement = PlanTables.Statement(sql: ExactString(sql), arguments: arguments)
+        let (known, generation) = planTables.state.withLock { ($0.known[statement], $0.generation) }
         if let known { return known }
         let tables = try tablesRead(by: sql, arguments)
         // A plan made before a schema change that arrived meanwhile may be stale: it serves
         // this fetch only, which the schema change refetches.
         planTables.state.withLock { state in
-            if state.generation == generation { state.known[ExactString(sql)] = tables }
+            guard state.generation == generation else { return }
+            // Arguments that change from fetch to fetch would grow it without end.
+            if state.known.count >= PlanTables.maxStatements { state.known = [:] }
+            state.known[statement] = tables
         }
         return tables
     }
@@ -152,12 +160,34 @@ final class PostgreSQLReadConnection: SQLConnection {
     }
 }
 
-/// SQL text → the tables its plan reads (nil: something other than tables), and the layouts of
-/// tables, kept by a live source across its rounds and connections until the schema changes.
-/// Keyed by bytes: texts that differ only in Unicode normalization name other tables.
+/// SQL text and arguments → the tables its plan reads (nil: something other than tables), and
+/// the layouts of tables, kept by a live source across its rounds and connections until the
+/// schema changes. Keyed by bytes: texts that differ only in Unicode normalization name other
+/// tables.
 final class PlanTables: Sendable {
+    /// A statement as PostgreSQL plans it: its text and the values bound to it, both compared
+    /// byte for byte.
+    struct Statement: Hashable {
+        let sql: ExactString
+        let arguments: [DatabaseValue]
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.sql == rhs.sql && lhs.arguments.count == rhs.arguments.count
+                && zip(lhs.arguments, rhs.arguments).allSatisfy { $0.isIdentical(to: $1) }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(sql)
+            hasher.combine(arguments.count)
+            for argument in arguments { argument.hashIdentity(into: &hasher) }
+        }
+    }
+
+    /// The most statements kept: past it they are all forgotten, and asked again as needed.
+    static let maxStatements = 50_000
+
     struct State {
-        var known: [ExactString: Set<String>?] = [:]
+        var known: [Statement: Set<String>?] = [:]
         /// Table, as a request names it → its layout (nil: its rows cannot be tested).
         var layouts: [ExactString: TableLayout?] = [:]
         /// Table, quoted with its schema → its layout: what the rows of its notifications become.

@@ -39,9 +39,9 @@ extension SharedReaderKey {
     /// var items: [Item]
     /// ```
     ///
-    /// The tables it reads (by schema and name) are taken from PostgreSQL's plan for it, once,
-    /// and again after a schema change; a plan that calls a function (which may read anything)
-    /// makes every change refetch it.
+    /// The tables it reads (by schema and name) are taken from PostgreSQL's plan for it with its
+    /// arguments, once, and again after a schema change; a plan that calls a function (which may
+    /// read anything) makes every change refetch it.
     public static func fetchAll<T: FetchableRow & Sendable>(
         _ sql: String, arguments: [DatabaseValue] = [], database: PostgreSQLDatabase
     ) -> Self where Value == [T] {
