@@ -232,7 +232,7 @@ struct PoolTests {
             #expect(
                 error.map { [.connectionFailed, .connectionClosed].contains($0.kind) } == true,
                 "\(String(describing: error))")
-            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(ContinuousClock.now - started < .seconds(60))
             try await cluster.startAgain()
             #expect(try await db.fetchOne("SELECT 1") != nil)
             await db.close()
@@ -248,9 +248,9 @@ struct PoolTests {
         let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
         #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
         #expect(error?.message.contains("127.0.0.1:\(port)") == true)
-        // Bounded well above the timeout: on a loaded machine its timer fires late, and a hang
-        // would not end at all.
-        #expect(ContinuousClock.now - started < .seconds(15))
+        // Bounded well above the timeout: on a loaded machine its timer fires late (16 s on two
+        // cores, with the other suites starting), and a hang would not end at all.
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func aServerThatNeverAnswersFailsWithinTheConnectTimeout() async throws {
@@ -263,7 +263,7 @@ struct PoolTests {
         let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
         #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .seconds(2) && elapsed < .seconds(15), "\(elapsed)")
+        #expect(elapsed >= .seconds(2) && elapsed < .seconds(60), "\(elapsed)")
     }
 }
 
