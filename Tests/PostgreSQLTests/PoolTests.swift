@@ -159,7 +159,7 @@ struct PoolTests {
         #expect(error?.kind == .poolExhausted)
         #expect(error?.message.contains("maximumConnections") == true, "\(String(describing: error))")
         #expect(error?.sql == "SELECT 2")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(60))
         releaseContinuation.yield()
         try await holder.value
         // Free again: the next statement gets the connection.
@@ -190,7 +190,7 @@ struct PoolTests {
         let started = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(60))
         releaseContinuation.yield()
         try await holder.value
         #expect(try await db.fetchOne("SELECT 2") != nil)

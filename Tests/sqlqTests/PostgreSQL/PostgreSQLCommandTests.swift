@@ -268,7 +268,7 @@
             #expect(
                 refused.errors.hasPrefix(
                     "Error: cannot connect to the PostgreSQL server of postgresql://me@127.0.0.1:\(free)/db"))
-            #expect(ContinuousClock.now - start < .seconds(20))
+            #expect(ContinuousClock.now - start < .seconds(60))
 
             // A server that accepts the connection and never answers: the connect timeout ends it.
             let listener = try TCPListener()
@@ -278,7 +278,7 @@
                 ["tables", "--db", "postgresql://me@127.0.0.1:\(listener.port)/db?connect_timeout=1"])
             #expect(silent.status == 1)
             #expect(silent.errors.hasPrefix("Error: cannot connect to the PostgreSQL server of "), "\(silent.errors)")
-            #expect(ContinuousClock.now - silentStart < .seconds(15))
+            #expect(ContinuousClock.now - silentStart < .seconds(60))
         }
 
         @Test("Hostile values round-trip unchanged")
