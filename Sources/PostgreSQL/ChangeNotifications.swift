@@ -8,22 +8,23 @@ extension PostgreSQLDatabase {
     /// (``changeLog``) has news, and the event triggers of ``schemaChangeNotificationSQL``
     /// notify it of a schema change.
     ///
-    /// A change's payload is its table's schema and name, `"schema"."table"` (each part in double
-    /// quotes, its double quotes doubled), optionally followed by a space and the statement's
-    /// changed rows as JSON: `{"o":[…],"n":[…]}`, the rows before (`o`) and after (`n`) the
-    /// statement, each a JSON object keyed by column name (`row_to_json`). The rows come only when the
-    /// statement changed at most ``changeRowLimit`` rows and the whole payload fits in 7,999
-    /// bytes; a bare name means that any row of the table may have changed. Earlier versions'
-    /// triggers sent the payload itself on the channel, which listeners still read.
+    /// Listeners see each change as its table's schema and name, `"schema"."table"` (each part
+    /// in double quotes, its double quotes doubled), optionally followed by a space and changed
+    /// rows as JSON: `{"o":[…],"n":[…]}`, the rows before (`o`) and after (`n`) the change, each
+    /// a JSON object keyed by column name (`row_to_json`). A bare name means that any row of the
+    /// table may have changed. The log records a table by its OID, which listeners read as its
+    /// name; earlier versions' triggers recorded the name itself, or sent it on the channel, and
+    /// listeners still read both.
     public static let changeChannel = "live_query_changes"
 
-    /// The table where the change triggers record each statement's change, in the schema
-    /// `live_query`: unlogged (a crash empties it, and ends every listening connection anyway),
-    /// read by every listening connection, and pruned by them of the records that every
-    /// listener has been able to read for a minute.
+    /// The table where the change triggers record each changed row, in the schema `live_query`:
+    /// unlogged (a crash empties it, and ends every listening connection anyway), read by every
+    /// listening connection, and pruned by them of the records that every listener has been
+    /// able to read for a minute.
     public static let changeLog = "live_query.changes"
 
-    /// The most rows a statement may change for its notification to carry them.
+    /// The most rows a transaction may change in a table, before and after, for its change to
+    /// carry them: past it, any row of the table may have changed.
     public static let changeRowLimit = 100
 
     /// The trigger function every change trigger runs.
@@ -60,42 +61,44 @@ extension PostgreSQLDatabase {
     /// SQL that installs, idempotently, the change log (``changeLog``), a trigger function and,
     /// on each of `tables`, four statement-level triggers (`AFTER INSERT`, `AFTER UPDATE`,
     /// `AFTER DELETE`, each with its transition tables, and `AFTER TRUNCATE`) that record each
-    /// statement's change in the log: the table's schema and name, with the changed rows when
-    /// they are few (see ``changeChannel``).
+    /// statement's change in the log: a record per changed row, before and after, up to one past
+    /// ``changeRowLimit``, each the table and the row's JSON (see ``changeChannel``); a
+    /// `TRUNCATE` records the table alone.
     ///
     /// PostgreSQL serializes the commits of transactions that notify, so a statement notifies
     /// ``changeChannel`` only when no other transaction in progress has: the listeners, woken,
     /// read the log, and keep reading it until every transaction that was in progress then has
     /// ended. The function runs as its owner (`SECURITY DEFINER`), so that any role that writes
-    /// the tables can record their changes; the roles of live values need `SELECT` and `DELETE`
-    /// on the log.
+    /// the tables can record their changes, and names everything it uses with its schema, so
+    /// that no writer's `search_path` can lend it a function; the roles of live values need
+    /// `SELECT` and `DELETE` on the log.
     ///
     /// Names are those of tables in `schema`, or when it is nil in the schema where the SQL runs
     /// (the first of its `search_path` that exists); all are quoted here (a name may hold any
     /// character). Running the SQL again replaces the function and triggers with the same ones,
     /// keeps the log, and drops the single trigger that earlier versions installed. Paste it
-    /// into a migration file, or run it with ``installChangeNotifications(on:schema:)``. A
-    /// statement records once per event (an upsert may record its inserts and its updates).
+    /// into a migration file, or run it with ``installChangeNotifications(on:schema:)``.
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
         let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
-        // Each event's branch is one INSERT that builds its record in SQL: the function's own
-        // statements and variables cost more than the query (measured in instructions per
-        // insert, Benchmarks/README.md). Each transition table is read at most one row past the
-        // limit, so that a statement of many rows costs no more than one of a few, and `json`,
-        // built without reordering its keys, costs less than `jsonb`. Each trigger is known by
-        // its name: an earlier version's trigger, which has no transition tables, still records
-        // its table.
-        let limit = String(changeRowLimit)
-        let rows = { (table: String) in
-            "(SELECT count(*), coalesce(json_agg(r)::text, '[]') AS rows FROM (SELECT * FROM \(table) LIMIT \(limit) + 1) AS r)"
+        // The function's cost comes off every writer's commit throughput (Benchmarks/README.md
+        // counts it in instructions per insert), so it runs one query per statement, without an
+        // aggregate: a record per changed row, at most one past the limit per transition table,
+        // each its table's OID (which the listeners' read turns into its name) and the row's
+        // JSON, cut at the most that listeners read: a JSON object cut short is never valid, so
+        // they take it as any row of the table. The function runs as its owner, so every name in
+        // it is schema-qualified, out of reach of a writer's search path (`SET search_path`
+        // would cost a configuration change per call).
+        let limit = String(changeRowLimit + 1)
+        let image = { (transitionTable: String, key: String, other: String) in
+            """
+            (SELECT live_query_trigger.relation OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) pg_catalog.left(
+                                '{"\(key)":[' OPERATOR(pg_catalog.||) pg_catalog.row_to_json(live_query_row.*)::pg_catalog.text
+                                    OPERATOR(pg_catalog.||) '],"\(other)":[]}', \(RowImages.maxBytes))
+                        FROM \(transitionTable) AS live_query_row LIMIT \(limit))
+            """
         }
-        // A record holds the changed rows when there are few and the payload fits a notification.
-        let record = { (few: String, images: String, sources: String) in
-            """
-            INSERT INTO \(changeLog) (payload)
-                        SELECT CASE WHEN few AND octet_length(p) <= 7999 THEN p ELSE name END
-                        FROM (SELECT name || ' ' || \(images) AS p, \(few) AS few FROM \(sources)) AS change
-            """
+        let record = { (selects: [String]) in
+            "INSERT INTO \(changeLog) (payload)\n            " + selects.joined(separator: "\n            UNION ALL ")
         }
         let (insert, update, delete) = (changeTriggers[0].name, changeTriggers[1].name, changeTriggers[2].name)
         // The log is created once and never replaced: listeners keep their place in it by id.
@@ -108,30 +111,29 @@ extension PostgreSQLDatabase {
             );
             CREATE INDEX IF NOT EXISTS changes_xid ON \(changeLog) (xid);
             CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(changeFunction))() RETURNS trigger LANGUAGE plpgsql
-            SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+            SECURITY DEFINER AS $$
+            <<live_query_trigger>>
             DECLARE
-                name text := '"' || replace(TG_TABLE_SCHEMA, '"', '""') || '"."' || replace(TG_TABLE_NAME, '"', '""') || '"';
+                relation pg_catalog.text := TG_RELID::pg_catalog.text;
             BEGIN
-                IF TG_NAME = \(String.quotedLiteral(insert)) THEN
-                    \(record("n.count <= \(limit)", "'{\"o\":[],\"n\":' || n.rows || '}'", "\(rows("live_query_new")) AS n"));
-                ELSIF TG_NAME = \(String.quotedLiteral(update)) THEN
-                    \(record(
-                        "o.count <= \(limit) AND n.count <= \(limit)", "'{\"o\":' || o.rows || ',\"n\":' || n.rows || '}'",
-                        "\(rows("live_query_old")) AS o, \(rows("live_query_new")) AS n"));
-                ELSIF TG_NAME = \(String.quotedLiteral(delete)) THEN
-                    \(record("o.count <= \(limit)", "'{\"o\":' || o.rows || ',\"n\":[]}'", "\(rows("live_query_old")) AS o"));
+                IF TG_NAME OPERATOR(pg_catalog.=) \(String.quotedLiteral(insert)) THEN
+                    \(record([image("live_query_new", "n", "o")]));
+                ELSIF TG_NAME OPERATOR(pg_catalog.=) \(String.quotedLiteral(update)) THEN
+                    \(record([image("live_query_old", "o", "n"), image("live_query_new", "n", "o")]));
+                ELSIF TG_NAME OPERATOR(pg_catalog.=) \(String.quotedLiteral(delete)) THEN
+                    \(record([image("live_query_old", "o", "n")]));
                 ELSE
-                    INSERT INTO \(changeLog) (payload) VALUES (name);
+                    INSERT INTO \(changeLog) (payload) VALUES (relation);
                 END IF;
                 -- PostgreSQL serializes the commits of transactions that notify: only the one
                 -- transaction that holds this lock wakes the listeners. The others' records are
                 -- found by the listeners' next read, which follows every transaction still in
                 -- progress when it read (see ChangeListener).
-                IF pg_try_advisory_xact_lock(\(wakeLock.0), \(wakeLock.1)) THEN
-                    PERFORM pg_notify(\(String.quotedLiteral(changeChannel)), '');
+                IF pg_catalog.pg_try_advisory_xact_lock(\(wakeLock.0), \(wakeLock.1)) THEN
+                    PERFORM pg_catalog.pg_notify(\(String.quotedLiteral(changeChannel)), '');
                 END IF;
                 RETURN NULL;
-            END
+            END live_query_trigger
             $$;
 
             """

@@ -94,6 +94,52 @@ struct ChangeLogTests {
         }
     }
 
+    @Test func aRecordIsTheTablesOIDAndTheRowWhateverItsColumnsAreCalled() async throws {
+        try await TestServer.withDatabase { db in
+            // Names the trigger function uses itself.
+            try await db.execute(
+                "CREATE TABLE odd(r INTEGER, name TEXT, relation TEXT, live_query_row INTEGER, tg_relid INTEGER)")
+            try await db.installChangeNotifications(on: ["odd"])
+            try await db.execute("INSERT INTO odd VALUES (1, 'n', 'rel', 2, 3)")
+            let oid = try #require(try await db.fetchOne("SELECT 'odd'::regclass::oid::int8 AS oid"))["oid"] as Int64
+            let records = try await db.fetchAll("SELECT payload FROM live_query.changes").map {
+                try $0["payload"] as String
+            }
+            #expect(
+                records == [
+                    #"\#(oid) {"n":[{"r":1,"name":"n","relation":"rel","live_query_row":2,"tg_relid":3}],"o":[]}"#
+                ])
+        }
+    }
+
+    @Test func aReadMakesOneEventPerTableAndTheTableAloneWhenATransactionPassedTheLimit() {
+        func record(_ transaction: Int, _ table: String, _ users: [Int]?) -> ChangeLogCursor.Record {
+            let rows = users.map {
+                " {\"o\":[],\"n\":[" + $0.map { "{\"user_id\":\($0)}" }.joined(separator: ",") + "]}"
+            }
+            return ChangeLogCursor.Record(
+                transaction: String(transaction), payload: "\"s\".\"\(table)\"" + (rows ?? ""))
+        }
+        func changed(_ table: String, _ users: [Int]?) -> ChangeListener.Event {
+            ChangeListener.event(payload: record(0, table, users).payload!)
+        }
+        let limit = PostgreSQLDatabase.changeRowLimit
+        #expect(
+            ChangeListener.events(of: [record(1, "t", [1]), record(2, "u", [3]), record(1, "t", [2])])
+                == [changed("t", [1, 2]), changed("u", [3])])
+        // One past the limit in one transaction: its statements' rows may have been cut.
+        let many = (1...limit + 1).map { record(1, "t", [$0]) }
+        #expect(ChangeListener.events(of: many) == [changed("t", nil)])
+        #expect(
+            ChangeListener.events(of: many.dropLast() + [record(2, "t", [0])]) == [changed("t", Array(1...limit) + [0])]
+        )
+        // A record of the table alone, or of no table now, says any row.
+        #expect(ChangeListener.events(of: [record(1, "t", [1]), record(1, "t", nil)]) == [changed("t", nil)])
+        #expect(
+            ChangeListener.events(of: [record(1, "t", [1]), ChangeLogCursor.Record(transaction: "1", payload: nil)])
+                == [.schemaChanged, changed("t", [1])])
+    }
+
     @Test func aSnapshotIsReadAsNumbersOnly() throws {
         #expect(try ChangeLogCursor.parse("795:799:795,797") == ("795", ["795", "797"]))
         #expect(try ChangeLogCursor.parse("800:800:") == ("800", []))

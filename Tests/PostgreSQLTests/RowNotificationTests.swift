@@ -1,3 +1,4 @@
+import Foundation
 import LiveValueTesting
 import PostgreSQLTestServer
 import Testing
@@ -195,6 +196,108 @@ struct RowNotificationTests {
                 try await writer.execute("TRUNCATE posts")
             }
             #expect(readers[1]!.wrappedValue.isEmpty)
+        }
+    }
+
+    @Test func aStatementAtTheRowLimitRefetchesOnlyTheReadersOfItsRows() async throws {
+        try await withReaders { db, writer, readers in
+            var before = fetchCounts(readers)
+            // User 5 has a post already: the update below moves exactly the limit.
+            try await writer.execute(
+                "INSERT INTO posts(user_id, body) SELECT 5, 'bulk' FROM generate_series(1, $1)",
+                [.integer(Int64(PostgreSQLDatabase.changeRowLimit - 1))])
+            try await value(of: readers[5]!) { $0.count == PostgreSQLDatabase.changeRowLimit }
+            #expect(refetched(readers, since: before) == [5])
+            // An update records the rows before and after: the limit holds for each.
+            before = fetchCounts(readers)
+            try await writer.execute("UPDATE posts SET user_id = 6 WHERE user_id = 5")
+            try await value(of: readers[6]!) { $0.count == PostgreSQLDatabase.changeRowLimit + 1 }
+            try await value(of: readers[5]!) { $0.isEmpty }
+            #expect(refetched(readers, since: before) == [5, 6])
+            try await expectFresh(db, readers)
+        }
+    }
+
+    @Test func aTransactionOfStatementsPastTheLimitTogetherRefetchesEveryReader() async throws {
+        try await withReaders { db, writer, readers in
+            // Statements of one transaction each record their rows; past the limit, the log
+            // cannot tell them from one statement whose rows it cut, so every reader refetches.
+            try await expectEveryReaderRefetches(db, writer, readers) {
+                try await writer.transaction { tx in
+                    try await tx.execute(
+                        "INSERT INTO posts(user_id, body) SELECT 7, 'bulk' FROM generate_series(1, $1)",
+                        [.integer(Int64(PostgreSQLDatabase.changeRowLimit))])
+                    try await tx.execute("INSERT INTO posts(user_id, body) VALUES (7, 'one more')")
+                }
+            }
+        }
+    }
+
+    @Test func logRecordsOfEarlierTriggersAndOfTablesNoLongerThereAreRead() async throws {
+        try await withReaders { db, writer, readers in
+            // An earlier version's record names its table, and is read as precisely.
+            let before = fetchCounts(readers)
+            try await writer.execute(
+                "INSERT INTO live_query.changes(payload) VALUES ($1)",
+                [.text(#""public"."posts" {"o":[],"n":[{"at":null,"body":"x","id":1,"user_id":3}]}"#)])
+            try await writer.execute("INSERT INTO posts(user_id, body) VALUES (4, 'marker')")
+            try await value(of: readers[4]!) { $0.count == 2 }
+            #expect(refetched(readers, since: before) == [3, 4])
+            // A table that is gone, or a number that names no table, may have been any table.
+            for payload in ["4294967295 {\"o\":[],\"n\":[]}", "9999999999", "99999999999", "0"] {
+                try await expectEveryReaderRefetches(db, writer, readers) {
+                    try await writer.execute("INSERT INTO live_query.changes(payload) VALUES ($1)", [.text(payload)])
+                }
+            }
+        }
+    }
+
+    @Test func aWritersSearchPathNeverReachesTheTriggerFunction() async throws {
+        let role = "writer_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await withReaders(
+            [
+                "CREATE ROLE \(role) LOGIN",
+                "GRANT INSERT, SELECT ON posts TO \(role)",
+                // What the trigger function would run as its owner, a superuser, if it took
+                // names from the writer's search path.
+                "CREATE TABLE hijacked(by TEXT)",
+                "CREATE SCHEMA trap AUTHORIZATION \(role)",
+            ]
+        ) { db, writer, readers in
+            var configuration = writer.configuration
+            configuration.user = role
+            let other = try await PostgreSQLDatabase(configuration)
+            do {
+                for definition in [
+                    """
+                    CREATE FUNCTION trap.cat(a text, b text) RETURNS text LANGUAGE plpgsql AS $f$
+                    BEGIN INSERT INTO public.hijacked VALUES ('||'); RETURN a; END $f$
+                    """,
+                    "CREATE OPERATOR trap.|| (LEFTARG = text, RIGHTARG = text, FUNCTION = trap.cat)",
+                    """
+                    CREATE FUNCTION trap.left(a text, n integer) RETURNS text LANGUAGE plpgsql AS $f$
+                    BEGIN INSERT INTO public.hijacked VALUES ('left'); RETURN a; END $f$
+                    """,
+                    """
+                    CREATE FUNCTION trap.pg_notify(a text, b text) RETURNS void LANGUAGE plpgsql AS $f$
+                    BEGIN INSERT INTO public.hijacked VALUES ('pg_notify'); END $f$
+                    """,
+                ] {
+                    try await other.execute(definition)
+                }
+                try await other.transaction { tx in
+                    try await tx.execute("SET LOCAL search_path = trap, pg_catalog, public")
+                    try await tx.execute("INSERT INTO posts(user_id, body) VALUES (8, 'from the writer')")
+                }
+                await other.close()
+            } catch {
+                await other.close()
+                throw error
+            }
+            try await value(of: readers[8]!) { $0.count == 2 }
+            let hijacked = try await writer.fetchAll("SELECT by FROM hijacked").map { try $0["by"] as String }
+            #expect(hijacked.isEmpty, "the trigger function ran the writer's \(hijacked) as its owner")
+            try await expectFresh(db, readers)
         }
     }
 

@@ -271,8 +271,8 @@ final class ChangeListener: Sendable {
                         let before = cursor.inProgress
                         let stalled = ContinuousClock.now - cursor.lastRead > ChangeLogCursor.retention / 2
                         do {
-                            for payload in try await cursor.read(on: session) {
-                                broadcast(Self.event(payload: payload), generation: generation)
+                            for event in Self.events(of: try await cursor.read(on: session)) {
+                                broadcast(event, generation: generation)
                             }
                         } catch is ChangeLogCursor.LogReplaced {
                             log = try await ChangeLogCursor.start(on: session)
@@ -300,6 +300,58 @@ final class ChangeListener: Sendable {
             try await group.next()
             group.cancelAll()
         }
+    }
+
+    /// The events of one read of the change log: one per table, with the images of all its
+    /// records, or with none (any row) when a record carries none or when one transaction
+    /// recorded more than ``PostgreSQLDatabase/changeRowLimit`` rows before or after: the
+    /// triggers record at most one row past the limit per statement, so the rest of such a
+    /// statement's rows are not in the log. A record whose table is gone is a schema change.
+    static func events(of records: [ChangeLogCursor.Record]) -> [Event] {
+        struct Table: Hashable {
+            let schema: String
+            let table: String
+        }
+        struct Change {
+            var rows: RowImages?
+            var counts: [String: (old: Int, new: Int)] = [:]
+        }
+        var order: [Table] = []
+        var changes: [Table: Change] = [:]
+        var schemaChanged = false
+        for record in records {
+            guard let payload = record.payload, case .changed(let schema, let table, let rows) = event(payload: payload)
+            else {
+                schemaChanged = true
+                continue
+            }
+            let key = Table(schema: schema, table: table)
+            guard var change = changes[key] else {
+                order.append(key)
+                changes[key] = Change(
+                    rows: rows, counts: [record.transaction: (rows?.old.count ?? 0, rows?.new.count ?? 0)])
+                continue
+            }
+            if let rows, change.rows != nil {
+                change.rows!.old += rows.old
+                change.rows!.new += rows.new
+                let count = change.counts[record.transaction, default: (0, 0)]
+                change.counts[record.transaction] = (count.old + rows.old.count, count.new + rows.new.count)
+            } else {
+                change.rows = nil
+            }
+            changes[key] = change
+        }
+        // A schema change first: it refetches everything, in the same round as the rest.
+        var events: [Event] = schemaChanged ? [.schemaChanged] : []
+        events += order.map { key in
+            let change = changes[key]!
+            let bulk = change.counts.values.contains {
+                $0.old > PostgreSQLDatabase.changeRowLimit || $0.new > PostgreSQLDatabase.changeRowLimit
+            }
+            return .changed(schema: key.schema, table: key.table, rows: bulk ? nil : change.rows)
+        }
+        return events
     }
 
     /// The event of a notification's payload: `"schema"."table"` as the change triggers send it,

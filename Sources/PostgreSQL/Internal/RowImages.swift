@@ -1,7 +1,7 @@
 import SQLCore
 
-/// The rows one statement changed in a table, as its change notification carries them: each row
-/// a JSON object keyed by column name (`to_jsonb` of the row), before (`old`) and after (`new`)
+/// Rows changed in a table, as a change record or notification carries them: each row a JSON
+/// object keyed by column name (`row_to_json` of the row), before (`old`) and after (`new`)
 /// the statement. Which old row became which new one is not said, nor needed.
 struct RowImages: Sendable, Equatable {
     /// One column of a row: its name, by its bytes, and its value.
@@ -25,7 +25,8 @@ struct RowImages: Sendable, Equatable {
         return images
     }
 
-    /// More than a notification can hold (8,000 bytes), so never a trigger's.
+    /// More than a notification can hold (8,000 bytes): the triggers cut each record's JSON
+    /// there, so that a row too wide to read is taken as any row.
     static let maxBytes = 8000
     /// How deep a column's value may nest arrays and objects.
     static let maxDepth = 32
