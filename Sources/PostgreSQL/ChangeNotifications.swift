@@ -23,8 +23,8 @@ extension PostgreSQLDatabase {
     /// able to read for a minute.
     public static let changeLog = "live_query.changes"
 
-    /// The most rows a transaction may change in a table, before and after, for its change to
-    /// carry them: past it, any row of the table may have changed.
+    /// The most rows a statement may change, before and after, for its change to carry them:
+    /// past it, any row of the table may have changed.
     public static let changeRowLimit = 100
 
     /// The trigger function every change trigger runs.
@@ -61,9 +61,9 @@ extension PostgreSQLDatabase {
     /// SQL that installs, idempotently, the change log (``changeLog``), a trigger function and,
     /// on each of `tables`, four statement-level triggers (`AFTER INSERT`, `AFTER UPDATE`,
     /// `AFTER DELETE`, each with its transition tables, and `AFTER TRUNCATE`) that record each
-    /// statement's change in the log: a record per changed row, before and after, up to one past
-    /// ``changeRowLimit``, each the table and the row's JSON (see ``changeChannel``); a
-    /// `TRUNCATE` records the table alone.
+    /// statement's change in the log: a record per changed row, before and after, each the table
+    /// and the row's JSON (see ``changeChannel``); past ``changeRowLimit`` rows, and for a
+    /// `TRUNCATE`, a record of the table alone.
     ///
     /// PostgreSQL serializes the commits of transactions that notify, so a statement notifies
     /// ``changeChannel`` only when no other transaction in progress has: the listeners, woken,
@@ -81,24 +81,24 @@ extension PostgreSQLDatabase {
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
         let prefix = schema.map { String.quotedIdentifier($0) + "." } ?? ""
         // The function's cost comes off every writer's commit throughput (Benchmarks/README.md
-        // counts it in instructions per insert), so it runs one query per statement, without an
-        // aggregate: a record per changed row, at most one past the limit per transition table,
-        // each its table's OID (which the listeners' read turns into its name) and the row's
-        // JSON, cut at the most that listeners read: a JSON object cut short is never valid, so
-        // they take it as any row of the table. The function runs as its owner, so every name in
-        // it is schema-qualified, out of reach of a writer's search path (`SET search_path`
-        // would cost a configuration change per call).
-        let limit = String(changeRowLimit + 1)
-        let image = { (transitionTable: String, key: String, other: String) in
+        // counts it in instructions per insert), so it runs one query per transition table,
+        // without an aggregate: a record per changed row, each its table's OID (which the
+        // listeners' read turns into its name) and the row's JSON, cut at the most that listeners
+        // read (a JSON object cut short is never valid, so they take it as any row of the
+        // table). A statement of more rows than the limit records one past it, then its table
+        // alone. The function runs as its owner, so every name in it is schema-qualified, out of
+        // reach of a writer's search path (`SET search_path` would cost a configuration change
+        // per call).
+        let limit = String(changeRowLimit)
+        let record = { (transitionTable: String, key: String, other: String) in
             """
-            (SELECT live_query_trigger.relation OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) pg_catalog.left(
+            INSERT INTO \(changeLog) (payload)
+                        SELECT live_query_trigger.relation OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) pg_catalog.left(
                                 '{"\(key)":[' OPERATOR(pg_catalog.||) pg_catalog.row_to_json(live_query_row.*)::pg_catalog.text
                                     OPERATOR(pg_catalog.||) '],"\(other)":[]}', \(RowImages.maxBytes))
-                        FROM \(transitionTable) AS live_query_row LIMIT \(limit))
+                        FROM \(transitionTable) AS live_query_row LIMIT \(changeRowLimit + 1);
+                    GET DIAGNOSTICS recorded = ROW_COUNT
             """
-        }
-        let record = { (selects: [String]) in
-            "INSERT INTO \(changeLog) (payload)\n            " + selects.joined(separator: "\n            UNION ALL ")
         }
         let (insert, update, delete) = (changeTriggers[0].name, changeTriggers[1].name, changeTriggers[2].name)
         // The log is created once and never replaced: listeners keep their place in it by id.
@@ -115,14 +115,22 @@ extension PostgreSQLDatabase {
             <<live_query_trigger>>
             DECLARE
                 relation pg_catalog.text := TG_RELID::pg_catalog.text;
+                recorded pg_catalog.int8;
             BEGIN
                 IF TG_NAME OPERATOR(pg_catalog.=) \(String.quotedLiteral(insert)) THEN
-                    \(record([image("live_query_new", "n", "o")]));
+                    \(record("live_query_new", "n", "o"));
                 ELSIF TG_NAME OPERATOR(pg_catalog.=) \(String.quotedLiteral(update)) THEN
-                    \(record([image("live_query_old", "o", "n"), image("live_query_new", "n", "o")]));
+                    \(record("live_query_old", "o", "n"));
+                    IF recorded OPERATOR(pg_catalog.<=) \(limit) THEN
+                        \(record("live_query_new", "n", "o"));
+                    END IF;
                 ELSIF TG_NAME OPERATOR(pg_catalog.=) \(String.quotedLiteral(delete)) THEN
-                    \(record([image("live_query_old", "o", "n")]));
+                    \(record("live_query_old", "o", "n"));
                 ELSE
+                    recorded := \(changeRowLimit + 1);
+                END IF;
+                -- More rows than the records hold, or a TRUNCATE: any row of the table.
+                IF recorded OPERATOR(pg_catalog.>) \(limit) THEN
                     INSERT INTO \(changeLog) (payload) VALUES (relation);
                 END IF;
                 -- PostgreSQL serializes the commits of transactions that notify: only the one

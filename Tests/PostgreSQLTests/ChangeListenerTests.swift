@@ -196,8 +196,18 @@ struct ChangeListenerTests {
         #expect(
             ChangeListener.event(payload: "\"e\u{301}\".\"\"\"\u{301}\"")
                 == .changed(schema: "e\u{301}", table: "\"\u{301}"))
-        // An older trigger's payload names no schema: anything may have changed.
-        for payload in ["items", "schema", #""a""#, #""a"."b"x"#, #""a"."#, #""a"b"#, ""] {
+        // Unquoted as `regclass` leaves a name: lowercase ASCII letters, digits and underscores.
+        #expect(
+            ChangeListener.event(payload: #"public."Posts" {"o":[],"n":[]}"#)
+                == .changed(schema: "public", table: "Posts", rows: RowImages(old: [], new: [])))
+        #expect(ChangeListener.event(payload: #""My".t_1"#) == .changed(schema: "My", table: "t_1"))
+        // An older trigger's payload names no schema: anything may have changed. So do a
+        // table's OID, which `regclass` leaves when no table has it, and its "-" for OID 0.
+        for payload in [
+            "items", "schema", #""a""#, #""a"."b"x"#, #""a"."#, #""a"b"#, "", "12345 {}", "- {}", "1a.b", "a.B",
+            "a.b-c",
+            "a.b.c",
+        ] {
             #expect(ChangeListener.event(payload: payload) == .schemaChanged, "\(payload)")
         }
     }

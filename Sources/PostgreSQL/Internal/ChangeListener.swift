@@ -182,6 +182,8 @@ final class ChangeListener: Sendable {
             do {
                 var options = try configuration.connectionConfiguration()
                 options.options.additionalStartupParameters.append(("application_name", Self.applicationName))
+                // The log's reads name tables with their schemas (ChangeLogCursor.read).
+                options.options.additionalStartupParameters.append(("search_path", "pg_catalog"))
                 let connection = try await PostgresConnection.connect(
                     configuration: options, id: 0, logger: Session.logger)
                 do {
@@ -302,61 +304,46 @@ final class ChangeListener: Sendable {
         }
     }
 
-    /// The events of one read of the change log: one per table, with the images of all its
-    /// records, or with none (any row) when a record carries none or when one transaction
-    /// recorded more than ``PostgreSQLDatabase/changeRowLimit`` rows before or after: the
-    /// triggers record at most one row past the limit per statement, so the rest of such a
-    /// statement's rows are not in the log. A record whose table is gone is a schema change.
-    static func events(of records: [ChangeLogCursor.Record]) -> [Event] {
+    /// The events of one read of the change log (``ChangeLogCursor/read(on:)``): one per table,
+    /// with the rows of all its records, or with none (any row) when one of them carries none. A
+    /// record whose table is gone is a schema change.
+    static func events(of payloads: [String?]) -> [Event] {
         struct Table: Hashable {
             let schema: String
             let table: String
         }
-        struct Change {
-            var rows: RowImages?
-            var counts: [String: (old: Int, new: Int)] = [:]
-        }
         var order: [Table] = []
-        var changes: [Table: Change] = [:]
+        var changes: [Table: RowImages?] = [:]
         var schemaChanged = false
-        for record in records {
-            guard let payload = record.payload, case .changed(let schema, let table, let rows) = event(payload: payload)
-            else {
+        for payload in payloads {
+            guard let payload, case .changed(let schema, let table, let rows) = event(payload: payload) else {
                 schemaChanged = true
                 continue
             }
             let key = Table(schema: schema, table: table)
-            guard var change = changes[key] else {
+            guard let change = changes[key] else {
                 order.append(key)
-                changes[key] = Change(
-                    rows: rows, counts: [record.transaction: (rows?.old.count ?? 0, rows?.new.count ?? 0)])
+                changes[key] = rows
                 continue
             }
-            if let rows, change.rows != nil {
-                change.rows!.old += rows.old
-                change.rows!.new += rows.new
-                let count = change.counts[record.transaction, default: (0, 0)]
-                change.counts[record.transaction] = (count.old + rows.old.count, count.new + rows.new.count)
+            if var merged = change, let rows {
+                merged.old += rows.old
+                merged.new += rows.new
+                changes[key] = merged
             } else {
-                change.rows = nil
+                changes[key] = .some(nil)
             }
-            changes[key] = change
         }
         // A schema change first: it refetches everything, in the same round as the rest.
-        var events: [Event] = schemaChanged ? [.schemaChanged] : []
-        events += order.map { key in
-            let change = changes[key]!
-            let bulk = change.counts.values.contains {
-                $0.old > PostgreSQLDatabase.changeRowLimit || $0.new > PostgreSQLDatabase.changeRowLimit
-            }
-            return .changed(schema: key.schema, table: key.table, rows: bulk ? nil : change.rows)
-        }
-        return events
+        return (schemaChanged ? [.schemaChanged] : [])
+            + order.map { .changed(schema: $0.schema, table: $0.table, rows: changes[$0]!) }
     }
 
     /// The event of a notification's payload: `"schema"."table"` as the change triggers send it,
-    /// optionally followed by a space and the changed rows as JSON (see
-    /// ``PostgreSQLDatabase/changeChannel``); or anything else, which may be a schema change.
+    /// or with either part unquoted when `regclass` leaves it so (a lowercase ASCII letter or
+    /// underscore, then those or digits), optionally followed by a space and the changed rows
+    /// as JSON (see ``PostgreSQLDatabase/changeChannel``); or anything else, which may be a
+    /// schema change.
     ///
     /// Any role may notify the channel: rows that cannot be read exactly make the change one of
     /// the whole table.
@@ -365,6 +352,16 @@ final class ChangeListener: Sendable {
         var rest = Substring(payload).unicodeScalars
         /// The quoted identifier at the start of `rest`, which it drops.
         func identifier() -> String? {
+            func isUnquoted(_ scalar: Unicode.Scalar, first: Bool) -> Bool {
+                ("a"..."z").contains(scalar) || scalar == "_" || (!first && ("0"..."9").contains(scalar))
+            }
+            if let first = rest.first, isUnquoted(first, first: true) {
+                var name = String.UnicodeScalarView()
+                while let scalar = rest.first, isUnquoted(scalar, first: false) {
+                    name.append(rest.removeFirst())
+                }
+                return String(name)
+            }
             guard rest.first == "\"" else { return nil }
             rest.removeFirst()
             var name = String.UnicodeScalarView()

@@ -58,38 +58,32 @@ struct ChangeLogCursor {
         return oid
     }
 
-    /// One record of the log: its transaction, as a decimal `xid8`, and its payload with the
-    /// table named as ``PostgreSQLDatabase/changeChannel`` describes; nil when the table is gone.
-    struct Record: Equatable {
-        let transaction: String
-        let payload: String?
-    }
-
-    /// The records committed since the last read, in the order of their ids. Throws
-    /// ``LogReplaced`` when the log is gone or is another table now.
-    mutating func read(on session: Session) async throws -> [Record] {
+    /// The payloads of the records committed since the last read, in the order of their ids,
+    /// each naming its table as ``PostgreSQLDatabase/changeChannel`` describes (nil when the
+    /// table is gone). Throws ``LogReplaced`` when the log is gone or is another table now.
+    ///
+    /// The session's `search_path` must be `pg_catalog` alone, so that a table's name always
+    /// comes with its schema.
+    mutating func read(on session: Session) async throws -> [String?] {
         let list = "{" + inProgress.joined(separator: ",") + "}"
         let rows: [Row]
         do {
             // One statement, so one snapshot: the records and the transactions in progress
-            // are those of the same moment. The triggers record a table by its OID, which is
-            // named here, as it is now: a table renamed since is a schema change, which
-            // refetches every value anyway. Payloads that start with a quoted name are those of
-            // earlier versions' triggers.
+            // are those of the same moment. The triggers record a table by its OID, named here
+            // as it is now (a table renamed since is a schema change, which refetches every
+            // value anyway) by `regclass`, which quotes each part as needed. Payloads that start
+            // with a quoted name are those of earlier versions' triggers.
             rows = try await session.run(
                 """
-                SELECT pg_catalog.pg_current_snapshot()::text, pg_catalog.to_regclass($3)::oid::int8, NULL::int8, NULL::text, NULL::text
+                SELECT pg_catalog.pg_current_snapshot()::text, pg_catalog.to_regclass($3)::oid::int8, NULL::int8, NULL::text
                 UNION ALL
-                (SELECT NULL, NULL, l.id, l.xid::text,
-                    CASE WHEN l.payload !~ '^[0-9]{1,10}( |$)' THEN l.payload
-                    WHEN split_part(l.payload, ' ', 1)::int8 <= 4294967295 THEN
-                        (SELECT '"' || replace(n.nspname, '"', '""') || '"."' || replace(c.relname, '"', '""') || '"'
-                         FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
-                         WHERE c.oid = split_part(l.payload, ' ', 1)::int8::oid)
-                        || substr(l.payload, strpos(l.payload || ' ', ' '))
+                (SELECT NULL, NULL, id,
+                    CASE WHEN payload !~ '^[0-9]{1,10}( |$)' THEN payload
+                    WHEN split_part(payload, ' ', 1)::int8 <= 4294967295 THEN
+                        split_part(payload, ' ', 1)::int8::oid::regclass::text || substr(payload, strpos(payload || ' ', ' '))
                     END
-                 FROM \(PostgreSQLDatabase.changeLog) AS l
-                 WHERE l.id > $1 OR l.xid = ANY($2::text::xid8[]) ORDER BY l.id)
+                 FROM \(PostgreSQLDatabase.changeLog)
+                 WHERE id > $1 OR xid = ANY($2::text::xid8[]) ORDER BY id)
                 """, [.integer(lastID), .text(list), .text(PostgreSQLDatabase.changeLog)]
             ).rows
         } catch let error as PostgreSQLError where error.sqlState == "42P01" {
@@ -99,13 +93,11 @@ struct ChangeLogCursor {
             throw PostgreSQLError(kind: .other, message: "the change log's snapshot could not be read")
         }
         guard case .integer(table) = first.value(at: 1) else { throw LogReplaced() }
-        var records: [(id: Int64, record: Record)] = []
+        var records: [(id: Int64, payload: String?)] = []
         for row in rows.dropFirst() {
-            guard case .integer(let id) = row.value(at: 2), case .text(let transaction) = row.value(at: 3) else {
-                continue
-            }
-            let payload: String? = if case .text(let payload) = row.value(at: 4) { payload } else { nil }
-            records.append((id, Record(transaction: transaction, payload: payload)))
+            guard case .integer(let id) = row.value(at: 2) else { continue }
+            let payload: String? = if case .text(let payload) = row.value(at: 3) { payload } else { nil }
+            records.append((id, payload))
         }
         // A union's order is not promised.
         records.sort { $0.id < $1.id }
@@ -114,7 +106,7 @@ struct ChangeLogCursor {
         self.inProgress = inProgress
         lastRead = .now
         if let last = horizons.last, lastRead - last.at >= Self.pruneInterval { horizons.append((lastRead, xmin)) }
-        return records.map(\.record)
+        return records.map(\.payload)
     }
 
     /// Deletes the records of the transactions that had all ended ``retention`` ago, when a
