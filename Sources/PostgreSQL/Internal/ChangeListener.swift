@@ -312,8 +312,9 @@ final class ChangeListener: Sendable {
             let schema: String
             let table: String
         }
-        var order: [Table] = []
-        var changes: [Table: RowImages?] = [:]
+        // In the order of each table's first record; nil rows mean any row of the table.
+        var changes: [(table: Table, rows: RowImages?)] = []
+        var position: [Table: Int] = [:]
         var schemaChanged = false
         for payload in payloads {
             guard let payload, case .changed(let schema, let table, let rows) = event(payload: payload) else {
@@ -321,22 +322,22 @@ final class ChangeListener: Sendable {
                 continue
             }
             let key = Table(schema: schema, table: table)
-            guard let change = changes[key] else {
-                order.append(key)
-                changes[key] = rows
+            guard let index = position[key] else {
+                position[key] = changes.count
+                changes.append((key, rows))
                 continue
             }
-            if var merged = change, let rows {
+            if let rows, var merged = changes[index].rows {
                 merged.old += rows.old
                 merged.new += rows.new
-                changes[key] = merged
+                changes[index].rows = merged
             } else {
-                changes[key] = .some(nil)
+                changes[index].rows = nil
             }
         }
         // A schema change first: it refetches everything, in the same round as the rest.
         return (schemaChanged ? [.schemaChanged] : [])
-            + order.map { .changed(schema: $0.schema, table: $0.table, rows: changes[$0]!) }
+            + changes.map { .changed(schema: $0.table.schema, table: $0.table.table, rows: $0.rows) }
     }
 
     /// The event of a notification's payload: `"schema"."table"` as the change triggers send it,

@@ -78,11 +78,10 @@ struct ChangeLogCursor {
                 SELECT pg_catalog.pg_current_snapshot()::text, pg_catalog.to_regclass($3)::oid::int8, NULL::int8, NULL::text
                 UNION ALL
                 (SELECT NULL, NULL, id,
-                    CASE WHEN payload !~ '^[0-9]{1,10}( |$)' THEN payload
-                    WHEN split_part(payload, ' ', 1)::int8 <= 4294967295 THEN
-                        split_part(payload, ' ', 1)::int8::oid::regclass::text || substr(payload, strpos(payload || ' ', ' '))
+                    CASE WHEN head !~ '^[0-9]{1,10}$' THEN payload
+                    WHEN head::int8 <= 4294967295 THEN head::int8::oid::regclass::text || substr(payload, length(head) + 1)
                     END
-                 FROM \(PostgreSQLDatabase.changeLog)
+                 FROM \(PostgreSQLDatabase.changeLog) CROSS JOIN LATERAL (SELECT split_part(payload, ' ', 1) AS head) AS record
                  WHERE id > $1 OR xid = ANY($2::text::xid8[]) ORDER BY id)
                 """, [.integer(lastID), .text(list), .text(PostgreSQLDatabase.changeLog)]
             ).rows
