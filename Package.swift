@@ -177,3 +177,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// CI's Thread Sanitizer pass instruments this package's own modules and leaves its dependencies
+// as the plain build compiled them, so that both passes share one build of SwiftNIO, swift-crypto
+// and the rest (`SHARING_SQLITE_SANITIZE=thread swift build --build-tests`, see `.ci/run`).
+// Unset, as for every user of the package, the manifest declares no unsafe flags at all.
+if let sanitizer = Context.environment["SHARING_SQLITE_SANITIZE"], !sanitizer.isEmpty {
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+    }
+}
