@@ -35,13 +35,13 @@ struct SQLQ: ParsableCommand {
         private static let subcommands: [any ParsableCommand.Type] = [
             QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
             MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
-            InstallNotificationsCommand.self, ServeCommand.self,
+            InstallNotificationsCommand.self, UninstallNotificationsCommand.self, ServeCommand.self,
         ]
     #else
         private static let subcommands: [any ParsableCommand.Type] = [
             QueryCommand.self, WatchCommand.self, TablesCommand.self, SchemaCommand.self,
             MigrateCommand.self, DeleteCommand.self, ImportCommand.self, SQLCommand.self, SearchIndexCommand.self,
-            InstallNotificationsCommand.self,
+            InstallNotificationsCommand.self, UninstallNotificationsCommand.self,
         ]
     #endif
 

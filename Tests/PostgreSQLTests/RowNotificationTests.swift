@@ -235,18 +235,16 @@ struct RowNotificationTests {
         }
     }
 
-    @Test func logRecordsOfEarlierTriggersAndOfTablesNoLongerThereAreRead() async throws {
+    @Test func logRecordsOfEarlierTriggersAndOfTablesNoLongerThereAreAnyChange() async throws {
         try await withReaders { db, writer, readers in
-            // An earlier version's record names its table, and is read as precisely.
-            let before = fetchCounts(readers)
-            try await writer.execute(
-                "INSERT INTO live_query.changes(payload) VALUES ($1)",
-                [.text(#""public"."posts" {"o":[],"n":[{"at":null,"body":"x","id":1,"user_id":3}]}"#)])
-            try await writer.execute("INSERT INTO posts(user_id, body) VALUES (4, 'marker')")
-            try await value(of: readers[4]!) { $0.count == 2 }
-            #expect(refetched(readers, since: before) == [3, 4])
-            // A table that is gone, or a number that names no table, may have been any table.
-            for payload in ["4294967295 {\"o\":[],\"n\":[]}", "9999999999", "99999999999", "0"] {
+            // An earlier version's record names its table: the log's view, which checks what a
+            // reader may see by the table's OID, shows it as a change of any table. So does a
+            // table that is gone, or a number that names no table. (The tests' role owns the
+            // log, and may write what no trigger would.)
+            for payload in [
+                #""public"."posts" {"o":[],"n":[{"at":null,"body":"x","id":1,"user_id":3}]}"#,
+                "4294967295 {\"o\":[],\"n\":[]}", "9999999999", "99999999999", "0",
+            ] {
                 try await expectEveryReaderRefetches(db, writer, readers) {
                     try await writer.execute("INSERT INTO live_query.changes(payload) VALUES ($1)", [.text(payload)])
                 }

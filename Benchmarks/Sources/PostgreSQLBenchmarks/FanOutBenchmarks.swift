@@ -164,7 +164,7 @@ func listeners(_ db: PostgreSQLDatabase) async throws -> Int {
         """
         SELECT count(*) FROM pg_stat_activity
         WHERE application_name = 'live_query_listener'
-            AND (query ILIKE 'listen%' OR position('live_query.changes' in query) > 0)
+            AND (query ILIKE 'listen%' OR position('live_query.' in query) > 0)
         """)
     return try row.map { try $0[0] } ?? 0
 }

@@ -19,7 +19,7 @@ enum PostgreSQLAvailability {
         }
         guard database.isPostgreSQL else { return nil }
         return .usage(
-            "sqlq \(name) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch, delete, import and install-notifications"
+            "sqlq \(name) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch, delete, import, install-notifications and uninstall-notifications"
         )
     }
 }

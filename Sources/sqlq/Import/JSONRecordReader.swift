@@ -78,7 +78,18 @@ struct JSONRecordReader: RecordReader {
                 finished = true
                 return nil
             }
-            let record = try object()
+            let start = line
+            let record: ImportRecord
+            do {
+                record = try object()
+            } catch var error as ImportError where error.line != start {
+                // An object left open runs into the next lines, where its error would point.
+                error.message =
+                    "the object is not closed on its line; NDJSON holds one object per line "
+                    + "(line \(error.line): \(error.message))"
+                error.line = start
+                throw error
+            }
             while index < bytes.count,
                 bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
                     || bytes[index] == UInt8(ascii: "\r")

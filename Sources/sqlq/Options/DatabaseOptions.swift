@@ -10,7 +10,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The SQLite database file, or a postgresql:// URL (tables, schema, query, watch, delete, import and install-notifications). Defaults to $SQLQ_DATABASE, then to $DATABASE_URL when it is a PostgreSQL URL, then to the demo database, built in memory from Migrations/.",
+            "The SQLite database file, or a postgresql:// URL (tables, schema, query, watch, delete, import, install-notifications and uninstall-notifications). Defaults to $SQLQ_DATABASE, then to $DATABASE_URL when it is a PostgreSQL URL, then to the demo database, built in memory from Migrations/.",
             valueName: "path"),
         completion: .file())
     var db: String?

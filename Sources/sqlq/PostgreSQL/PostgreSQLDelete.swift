@@ -5,7 +5,10 @@
     import SQLite
 
     /// `sqlq delete` on a PostgreSQL server: the filter compiled as for `query`, the count
-    /// confirmed as on SQLite, then the rows deleted in one transaction that recounts them first.
+    /// confirmed as on SQLite, then the rows deleted in one transaction that recounts them first,
+    /// at `REPEATABLE READ`: the delete sees the rows the recount saw, and no row committed
+    /// since (a writer that held the table while the delete waited for it), and a row changed
+    /// meanwhile by another transaction fails the delete rather than let it go uncounted.
     enum PostgreSQLDelete {
         /// Deletes the rows of `name` that match every one of `filters`. On the main actor, whose
         /// thread is none of the concurrency pool's: the connection's statements block it.
@@ -31,9 +34,12 @@
             try await DeleteCommand.confirm(count, of: table.name, filters: filters, yes: yes)
             let deleted = try Self.failing("nothing was deleted") {
                 try connection.transaction { transaction in
+                    try await transaction.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                     let now = try Self.count(await transaction.fetchAll(countSQL, arguments))
                     guard now == count else { throw DeleteCommand.changed(now: now, confirmed: count) }
-                    return try await transaction.execute(deleteSQL, arguments)
+                    let deleted = try await transaction.execute(deleteSQL, arguments)
+                    guard deleted == count else { throw DeleteCommand.changed(now: deleted, confirmed: count) }
+                    return deleted
                 }
             }
             output.writeLine(DeleteCommand.summary(deleted, from: table.name))
@@ -64,6 +70,10 @@
                 return try body()
             } catch let violation as ConstraintViolation {
                 throw CommandError.failure("\(violation.underlying)\n  \(outcome)")
+            } catch let error as PostgreSQLError where error.sqlState == "40001" {
+                throw CommandError.failure(
+                    "another transaction changed or deleted matching rows while they were being deleted\n  \(outcome); "
+                        + "run the command again to count them anew")
             } catch let error as PostgreSQLError {
                 throw CommandError.failure("\(error)\n  \(outcome)")
             }

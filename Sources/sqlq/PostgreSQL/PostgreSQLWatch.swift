@@ -110,12 +110,48 @@
         static func installNotifications(_ url: DatabaseURL, tables names: [String]) throws {
             let connection = try PostgreSQLConnection(url)
             defer { connection.close() }
+            let groups = try Self.tablesBySchema(names, connection)
+            let database = connection.database
+            try PostgreSQLConnection.wait {
+                for group in groups {
+                    try await database.installChangeNotifications(on: group.tables, schema: group.schema)
+                }
+            }
+            Self.report("installed change notifications on", groups)
+        }
+
+        /// Removes the change notifications of the tables `names`, or with `all` everything
+        /// that the installs put in the database.
+        static func uninstallNotifications(_ url: DatabaseURL, tables names: [String], all: Bool) throws {
+            let connection = try PostgreSQLConnection(url)
+            defer { connection.close() }
+            let database = connection.database
+            if all {
+                try PostgreSQLConnection.wait { try await database.uninstallChangeNotifications() }
+                OutputStream(fileDescriptor: 1).writeLine(
+                    "removed every change notification of the database, and the schema live_query")
+                return
+            }
+            let groups = try Self.tablesBySchema(names, connection)
+            try PostgreSQLConnection.wait {
+                for group in groups {
+                    try await database.uninstallChangeNotifications(on: group.tables, schema: group.schema)
+                }
+            }
+            Self.report("removed the change notifications of", groups)
+        }
+
+        /// The tables `names` (each as `watch` finds it), grouped by schema, each once; a view
+        /// is refused.
+        private static func tablesBySchema(
+            _ names: [String], _ connection: PostgreSQLConnection
+        ) throws -> [(schema: String, tables: [String])] {
             var schemas: [(schema: String, tables: [String])] = []
             for name in names {
                 let table = try Self.table(name, connection)
                 if table.isView {
                     throw CommandError.usage(
-                        "\(PostgreSQLTable.quote(table.name)) is a view: install the notifications on the tables it reads"
+                        "\(PostgreSQLTable.quote(table.name)) is a view: change notifications go on the tables it reads"
                     )
                 }
                 if let index = schemas.firstIndex(where: { $0.schema == table.schema }) {
@@ -124,19 +160,16 @@
                     schemas.append((table.schema, [table.name]))
                 }
             }
-            let database = connection.database
-            let groups = schemas
-            try PostgreSQLConnection.wait {
-                for group in groups {
-                    try await database.installChangeNotifications(on: group.tables, schema: group.schema)
-                }
-            }
+            return schemas
+        }
+
+        /// One line per table: `what` and its qualified name.
+        private static func report(_ what: String, _ groups: [(schema: String, tables: [String])]) {
             let output = OutputStream(fileDescriptor: 1)
-            for group in schemas {
+            for group in groups {
                 for table in group.tables {
                     output.writeLine(
-                        "installed change notifications on " + PostgreSQLTable.quote(group.schema) + "."
-                            + PostgreSQLTable.quote(table))
+                        what + " " + PostgreSQLTable.quote(group.schema) + "." + PostgreSQLTable.quote(table))
                 }
             }
             output.flush()
@@ -190,6 +223,10 @@
         }
 
         static func installNotifications(_ url: DatabaseURL, tables: [String]) throws { throw unavailable }
+
+        static func uninstallNotifications(_ url: DatabaseURL, tables: [String], all: Bool) throws {
+            throw unavailable
+        }
 
         private static var unavailable: CommandError {
             .usage("this sqlq was built without the PostgreSQL trait, so it reads SQLite files only")

@@ -78,6 +78,11 @@ struct ImportCommandTests {
                 "bad.ndjson, line 2: expected a value"
             ),
             (
+                "bad.ndjson", "{\"name\": \"Ann\"}\n{\"name\": \"Ben\"}\n{\"name\": \"Cy\"\n{\"name\": \"Di\"}\n",
+                "bad.ndjson, line 3: the object is not closed on its line; NDJSON holds one object per line "
+                    + "(line 4: expected \",\" or \"}\" in an object)"
+            ),
+            (
                 "bad.json", "[\n{\"name\": \"Ann\"},\n{\"name\": null}\n]",
                 "bad.json, line 3: NOT NULL constraint failed: people.name"
             ),

@@ -236,7 +236,7 @@
                 #expect(result.status == 2, "\(command)")
                 #expect(
                     result.errors
-                        == "Error: sqlq \(command[0]) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch, delete, import and install-notifications\n"
+                        == "Error: sqlq \(command[0]) is not available on PostgreSQL yet; on PostgreSQL, sqlq runs tables, schema, query, watch, delete, import, install-notifications and uninstall-notifications\n"
                 )
             }
         }

@@ -108,5 +108,38 @@
             #expect(try await Self.ids(fixture, "lists") == [1, 2, 3])
             #expect(try await Self.ids(fixture) == [1, 2, 3, 4, 5])
         }
+
+        @Test("A row committed while the delete waits for the table is not deleted: exactly the rows confirmed go")
+        func deletesOnlyTheRowsItCounted() async throws {
+            let fixture = try await PostgreSQLFixture.make([
+                "CREATE TABLE dt (id integer PRIMARY KEY, tag text)",
+                "INSERT INTO dt VALUES (1, 'old'), (2, 'old'), (3, 'new')",
+            ])
+            defer { Task { await fixture.close() } }
+            let other = try await PostgreSQLDatabase(fixture.database.configuration)
+            defer { Task { await other.close() } }
+            // Another session inserts a matching row and holds the table until the delete waits
+            // for it; then it commits.
+            let delete = try await other.transaction { tx in
+                try await tx.execute("INSERT INTO dt VALUES (4, 'old')")
+                try await tx.execute("LOCK dt IN SHARE MODE")
+                let delete = Task { try await fixture.run(["delete", "dt", "--where", "tag = 'old'", "--yes"]) }
+                let deadline = ContinuousClock.now + .seconds(60)
+                while try await fixture.database.fetchOne(
+                    "SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND relation = 'dt'::regclass")?["n"] as Int?
+                    == 0
+                {
+                    guard ContinuousClock.now < deadline else {
+                        throw TestServerError("the delete never waited for dt")
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                return delete
+            }
+            let result = try await delete.value
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(result.output == "Deleted 2 rows from \"dt\".\n")
+            #expect(try await Self.ids(fixture, "dt") == [3, 4])
+        }
     }
 #endif

@@ -200,7 +200,7 @@
             let view = try await fixture.run(["install-notifications", "open_items"])
             #expect(view.status == 2)
             #expect(
-                view.errors == "Error: \"open_items\" is a view: install the notifications on the tables it reads\n")
+                view.errors == "Error: \"open_items\" is a view: change notifications go on the tables it reads\n")
             let none = try await fixture.run(["install-notifications"])
             #expect(none.status == 2)
 
@@ -214,6 +214,30 @@
             let triggers = try await fixture.database.fetchOne(
                 "SELECT count(*) AS n FROM pg_catalog.pg_trigger WHERE NOT tgisinternal")
             #expect(try #require(triggers)["n"] as Int == 0)
+        }
+
+        @Test("uninstall-notifications removes a table's, then with --all everything; watch then refuses the table")
+        func uninstall() async throws {
+            let fixture = try await PostgreSQLFixture.make(Self.schema)
+            defer { Task { await fixture.close() } }
+            let installed = try await fixture.run(["install-notifications", "items", "lists"])
+            #expect(installed.status == 0, "\(installed.errors)")
+            let removed = try await fixture.run(["uninstall-notifications", "items"])
+            #expect(removed.status == 0, "\(removed.errors)")
+            #expect(removed.output == "removed the change notifications of \"public\".\"items\"\n")
+            let refused = try await fixture.run(["watch", "items", "--count"])
+            #expect(refused.status == 1)
+            #expect(refused.errors.contains("\"items\" has no change notifications installed"), "\(refused.errors)")
+            let all = try await fixture.run(["uninstall-notifications", "--all"])
+            #expect(all.status == 0, "\(all.errors)")
+            #expect(all.output == "removed every change notification of the database, and the schema live_query\n")
+            let left = try await fixture.database.fetchOne(
+                "SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'live_query'")
+            #expect(try left?["n"] as Int? == 0)
+            for arguments in [["uninstall-notifications"], ["uninstall-notifications", "items", "--all"]] {
+                let usage = try await fixture.run(arguments)
+                #expect(usage.status == 2, "\(arguments)")
+            }
         }
 
         @Test("install-notifications on an SQLite file is a usage error")
