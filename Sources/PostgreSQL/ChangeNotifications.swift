@@ -96,7 +96,9 @@ extension PostgreSQLDatabase {
     /// tables, and `AFTER TRUNCATE`) that record each statement's change in the log: a record per
     /// changed row, before and after, each the table and the row's JSON (see
     /// ``changeChannel``); past ``changeRowLimit`` rows, and for a `TRUNCATE`, a record of the
-    /// table alone.
+    /// table alone. The triggers are enabled `ALWAYS`, so that they fire in sessions that replay
+    /// changes too (`session_replication_role = replica`: a logical-replication subscriber, a
+    /// restore), and so are the event triggers; a table installed again gets them enabled again.
     ///
     /// PostgreSQL serializes the commits of transactions that notify, so a statement notifies
     /// ``changeChannel`` only when no other transaction in progress has: the listeners, woken,
@@ -344,6 +346,7 @@ extension PostgreSQLDatabase {
                         CREATE OR REPLACE TRIGGER \(String.quotedIdentifier(trigger.name))
                             AFTER \(trigger.event) ON \(target)\(trigger.referencing)
                             FOR EACH STATEMENT EXECUTE FUNCTION \(qualifiedChangeFunction)();
+                        ALTER TABLE \(target) ENABLE ALWAYS TRIGGER \(String.quotedIdentifier(trigger.name));
 
                 """
         }
@@ -358,7 +361,7 @@ extension PostgreSQLDatabase {
                         AND coalesce(t.tgoldtable, '') OPERATOR(pg_catalog.=) w.old::pg_catalog.name
                         AND coalesce(t.tgnewtable, '') OPERATOR(pg_catalog.=) w.new::pg_catalog.name
                     WHERE t.tgrelid = \(String.quotedLiteral(target))::pg_catalog.regclass
-                        AND t.tgfoid = '\(qualifiedChangeFunction)()'::pg_catalog.regprocedure AND t.tgenabled = 'O'
+                        AND t.tgfoid = '\(qualifiedChangeFunction)()'::pg_catalog.regprocedure AND t.tgenabled = 'A'
                 ) OPERATOR(pg_catalog.<>) \(changeTriggers.count) OR EXISTS (
                     SELECT FROM pg_catalog.pg_trigger
                     WHERE tgrelid = \(String.quotedLiteral(target))::pg_catalog.regclass
@@ -396,6 +399,11 @@ extension PostgreSQLDatabase {
                     IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(String.quotedLiteral(name))) THEN
                         CREATE EVENT TRIGGER \(String.quotedIdentifier(name)) ON \(event)
                             EXECUTE FUNCTION \(String.quotedIdentifier(schemaChangeFunction))();
+                    END IF;
+                    IF NOT EXISTS (
+                        SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(String.quotedLiteral(name)) AND evtenabled = 'A'
+                    ) THEN
+                        ALTER EVENT TRIGGER \(String.quotedIdentifier(name)) ENABLE ALWAYS;
                     END IF;
                 END
                 $$;
@@ -453,10 +461,36 @@ extension PostgreSQLDatabase {
             // updated": they take turns.
             try await tx.execute("SELECT 1 FROM pg_advisory_xact_lock(hashtext($1))", [.text(Self.changeChannel)])
         }
-        for table in tables {
-            let name = (schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table)
-            try await installStep(Self.changeTriggerSQL(on: table, schema: schema), locking: "table \(name)") { _ in }
+        for table in try await withPartitions(tables, schema: schema) {
+            let name =
+                (table.schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table.name)
+            try await installStep(Self.changeTriggerSQL(on: table.name, schema: table.schema), locking: "table \(name)")
+            {
+                _ in
+            }
         }
+    }
+
+    /// `tables` of `schema`, each followed by its partitions at every level (in their own
+    /// schemas), which a write through the table itself reaches without firing their own
+    /// statement triggers, and a write to a partition without firing the table's.
+    private func withPartitions(
+        _ tables: [String], schema: String?
+    ) async throws -> [(schema: String?, name: String)] {
+        var all: [(schema: String?, name: String)] = []
+        for table in tables {
+            all.append((schema, table))
+            let target = (schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table)
+            let partitions = try await fetchAll(
+                """
+                SELECT n.nspname::text AS schema, c.relname::text AS name
+                FROM pg_catalog.pg_partition_tree($1::pg_catalog.regclass) AS t
+                JOIN pg_catalog.pg_class AS c ON c.oid = t.relid JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+                WHERE t.level > 0 AND c.relkind IN ('r', 'p') ORDER BY t.level, c.relname
+                """, [.text(target)])
+            for row in partitions { all.append((try row["schema"] as String, try row["name"] as String)) }
+        }
+        return all
     }
 
     /// Removes the change triggers of `tables` of `schema` (nil: the current schema): their
@@ -464,8 +498,9 @@ extension PostgreSQLDatabase {
     /// Each table in a transaction of its own, taking its lock as an install does; a table
     /// without them is left as it is.
     public func uninstallChangeNotifications(on tables: [String], schema: String? = nil) async throws {
-        for table in tables {
-            let name = (schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table)
+        for table in try await withPartitions(tables, schema: schema) {
+            let name =
+                (table.schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table.name)
             try await installStep(Self.dropTriggersSQL(on: name), locking: "table \(name)") { _ in }
         }
     }
@@ -615,29 +650,83 @@ extension PostgreSQLDatabase {
     }
 
     /// The tables that `sql` reads, as PostgreSQL's plan for it resolves them (views to their
-    /// tables, joins and subqueries included), that have no enabled trigger of
-    /// ``changeNotificationSQL(on:schema:)``: a live value of `sql` would never see their commits.
-    /// Empty when every table it reads has them; nil when the plan reads something other than
-    /// tables (a function, a foreign table), so that what it reads is unknown. Nothing runs but
-    /// `EXPLAIN`, with `arguments` bound.
+    /// tables, joins and subqueries included, and each partition with the tables it is a
+    /// partition of), whose commits live values would never see: without the enabled triggers of
+    /// ``changeNotificationSQL(on:schema:)`` for every event (or, for a materialized view, without
+    /// the event triggers of ``schemaChangeNotificationSQL``, which notify its refreshes). Empty
+    /// when every table it reads has them; nil when the plan reads something other than tables
+    /// (a function, a foreign table), so that what it reads is unknown. Nothing runs but
+    /// `EXPLAIN` and reads of the catalog, with `arguments` bound.
     public func tablesWithoutChangeNotifications(
         readBy sql: String, _ arguments: [DatabaseValue] = []
     ) async throws -> [(schema: String, table: String)]? {
         guard let explanation = try await fetchAll("EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments).first,
             let tables = PlanTables.tables(inExplanation: explanation.value(at: 0))
         else { return nil }
+        let names = tables.map { Self.qualifiedName(schema: $0.schema, table: $0.table) }
+        let rows = try await fetchAll(Self.notificationStatusSQL, Self.notificationStatusArguments(names))
         var seen: Set<String> = []
         var missing: [(schema: String, table: String)] = []
-        for table in tables where seen.insert(Self.qualifiedName(schema: table.schema, table: table.table)).inserted {
-            let found = try await fetchOne(
-                """
-                SELECT count(*) AS n FROM pg_catalog.pg_trigger AS t JOIN pg_catalog.pg_proc AS p ON p.oid = t.tgfoid
-                WHERE t.tgrelid = $1::regclass AND p.proname = $2 AND NOT t.tgisinternal AND t.tgenabled <> 'D'
-                """,
-                [.text(Self.qualifiedName(schema: table.schema, table: table.table)), .text(Self.changeFunction)])
-            if try found?["n"] as Int? ?? 0 == 0 { missing.append(table) }
+        for row in Self.notificationStatus(rows) where !row.followed {
+            if seen.insert(Self.qualifiedName(schema: row.schema, table: row.table)).inserted {
+                missing.append((row.schema, row.table))
+            }
         }
         return missing
+    }
+
+    /// For each of a JSON array of tables, as ``qualifiedName(schema:table:)`` names them: the
+    /// table and each table it is a partition of (a write through which fires none of the
+    /// partition's triggers), each with whether live values follow its commits (all four change
+    /// triggers enabled; for a materialized view, the schema change event triggers).
+    static let notificationStatusSQL = """
+        SELECT t.position::int8, n.nspname::text, c.relname::text,
+            CASE WHEN c.relkind = 'm' THEN (
+                SELECT pg_catalog.count(*) = \(schemaChangeTriggers.count) FROM pg_catalog.pg_event_trigger
+                WHERE evtname IN (\(schemaChangeTriggers.keys.sorted().map(String.quotedLiteral).joined(separator: ", ")))
+                    AND evtenabled <> 'D'
+            ) ELSE coalesce((
+                SELECT pg_catalog.bit_or(g.tgtype::int4 & 60) FROM pg_catalog.pg_trigger AS g
+                JOIN pg_catalog.pg_proc AS p ON p.oid = g.tgfoid
+                WHERE g.tgrelid = c.oid AND p.proname = $2 AND NOT g.tgisinternal AND g.tgenabled <> 'D'
+            ), 0) = 60 END
+        FROM pg_catalog.json_array_elements_text($1::json) WITH ORDINALITY AS t(name, position)
+        CROSS JOIN LATERAL (
+            -- Empty for a table that is no partition.
+            SELECT t.name::pg_catalog.regclass AS relid
+            UNION SELECT relid FROM pg_catalog.pg_partition_ancestors(t.name::pg_catalog.regclass)
+        ) AS a
+        JOIN pg_catalog.pg_class AS c ON c.oid = a.relid
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        ORDER BY 1
+        """
+
+    /// The arguments of ``notificationStatusSQL`` for `tables`.
+    static func notificationStatusArguments(_ tables: [String]) -> [DatabaseValue] {
+        func quoted(_ text: String) -> String {
+            var json = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": json += "\\\""
+                case "\\": json += "\\\\"
+                case _ where scalar.value < 0x20:
+                    json += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                default: json.unicodeScalars.append(scalar)
+                }
+            }
+            return json + "\""
+        }
+        return [.text("[" + tables.map(quoted).joined(separator: ",") + "]"), .text(changeFunction)]
+    }
+
+    /// The rows of ``notificationStatusSQL``, read.
+    /// `position` is the table's in the array, from 0.
+    static func notificationStatus(_ rows: [Row]) -> [(position: Int, schema: String, table: String, followed: Bool)] {
+        rows.map { row in
+            func text(_ index: Int) -> String { if case .text(let text) = row.value(at: index) { text } else { "" } }
+            let position = if case .integer(let position) = row.value(at: 0) { Int(position) - 1 } else { -1 }
+            return (position, text(1), text(2), row.value(at: 3) == .integer(1))
+        }
     }
 
     /// How live values name a table: `schema.table`, both parts quoted, so that no two tables

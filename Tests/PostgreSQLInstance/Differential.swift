@@ -29,18 +29,22 @@ enum Differential {
 
     /// Runs the mode with the arguments that follow `differential`; returns the exit status.
     static func main(_ arguments: [String]) async -> Int32 {
-        guard arguments.count == 6, let port = Int(arguments[1]), let seed = UInt64(arguments[3]),
+        guard arguments.count == 6 || arguments.count == 7, let port = Int(arguments[1]),
+            let seed = UInt64(arguments[3]),
             let first = Int(arguments[4]), let count = Int(arguments[5]), first >= 0, count >= 0,
             first <= Int.max - count
         else {
             FileHandle.standardError.write(
-                Data("usage: PostgreSQLInstance differential SOCKET_DIRECTORY PORT DATABASE SEED FIRST COUNT\n".utf8))
+                Data(
+                    "usage: PostgreSQLInstance differential SOCKET_DIRECTORY PORT DATABASE SEED FIRST COUNT [ROLE]\n"
+                        .utf8))
             return 2
         }
         do {
             let db = try await PostgreSQLDatabase(
                 .init(
-                    address: .unixSocket(directory: arguments[0], port: port), user: "postgres", database: arguments[2])
+                    address: .unixSocket(directory: arguments[0], port: port),
+                    user: arguments.count == 7 ? arguments[6] : "postgres", database: arguments[2])
             )
             try await run(db: db, seed: seed, indices: first..<(first + count))
             await db.close()

@@ -8,7 +8,8 @@ import Testing
 /// ends equal to a fresh fetch of its request, whatever the writes were.
 ///
 /// Three `PostgreSQLInstance` processes hold 500 readers in all, each a distinct random filter
-/// (with sometimes another order and a limit) on `msgs`. This process then commits 2,000 random
+/// (with sometimes another order and a limit) on `msgs`; the second and third connect as a role
+/// that may only SELECT the tables. This process then commits 2,000 random
 /// writes of every kind, asks every instance to check its readers after the first 1,000 and
 /// after the last, and requires every reader to reach the fresh value within the check's limit.
 /// The last quarter of the writes, and 5 commits after them each checked on its own, are
@@ -61,6 +62,11 @@ struct LiveDifferentialTests {
         defer { Task { [db] in await db.close() } }
         for statement in Self.schema { try await db.execute(statement) }
         try await db.installChangeNotifications(on: ["parents", "msgs"])
+        // The instances after the first read as the usual read-only role: SELECT on the tables,
+        // nothing more, as the change log's docs promise is enough.
+        let reader = "differential_reader_" + UUID().uuidString.prefix(8).lowercased()
+        try await db.execute("CREATE ROLE \(reader) LOGIN")
+        try await db.execute("GRANT SELECT ON parents, msgs TO \(reader)")
 
         var writes = LiveWriteGenerator(seed: seed)
         for statement in writes.initialRows() { try await db.execute(statement.sql, statement.arguments) }
@@ -71,7 +77,7 @@ struct LiveDifferentialTests {
             instances.append(
                 try InstanceProcess(
                     database: configuration.database, mode: "differential",
-                    arguments: [String(seed), String(first), String(count)]))
+                    arguments: [String(seed), String(first), String(count)] + (instances.isEmpty ? [] : [reader])))
             first += count
         }
         do {

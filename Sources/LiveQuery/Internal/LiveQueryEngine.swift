@@ -200,6 +200,19 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
         if start { scheduleRound() }
     }
 
+    /// The failure that `didChangeElsewhere(failure:)` reported is over (the source can follow
+    /// the database's changes again): fetches run again, and every query refetches, since any
+    /// may have changed meanwhile.
+    package func didRecover() {
+        let start = state.withLock { state -> Bool in
+            state.commitCount &+= 1
+            state.failure = nil
+            for id in Array(state.entries.keys) { state.changed(id) }
+            return state.claimRound()
+        }
+        if start { scheduleRound() }
+    }
+
     // MARK: Rounds
 
     private func scheduleRound() {

@@ -34,9 +34,11 @@ final class ChangeListener: Sendable {
         /// know (a trigger of an older one, naming a table without its schema) means the same.
         case schemaChanged
         /// The listening connection was lost (kind ``PostgreSQLError/Kind/connectionClosed``),
-        /// or could not be made in the first place (kind
-        /// ``PostgreSQLError/Kind/connectionFailed``); the listener keeps reconnecting, and
-        /// delivers ``listening`` once it succeeds. Changes in between are not notified.
+        /// could not be made in the first place (kind ``PostgreSQLError/Kind/connectionFailed``),
+        /// or the server refused it `LISTEN` or the change log (kind
+        /// ``PostgreSQLError/Kind/server``, with the server's code: a role without access to the
+        /// log); the listener keeps reconnecting, and delivers ``listening`` once it succeeds.
+        /// Changes in between are not notified.
         case lost(PostgreSQLError)
 
         static func == (lhs: Event, rhs: Event) -> Bool {
@@ -214,15 +216,30 @@ final class ChangeListener: Sendable {
                 reported = true
                 let detail = Self.reason(failure)
                 let error =
-                    hasListened
-                    ? PostgreSQLError(
-                        kind: .connectionClosed,
-                        message:
-                            "the listening connection to \(server) was lost (\(detail)); it reconnects, and "
-                            + "changes until then are not notified")
-                    : PostgreSQLError(
-                        kind: .connectionFailed,
-                        message: "the listening connection to \(server) could not be made (\(detail)); it retries")
+                    if let refusal = failure as? PostgreSQLError, refusal.kind == .server, !refusal.endsTheSession,
+                        refusal.sqlState?.hasPrefix("08") != true
+                    {
+                        PostgreSQLError(
+                            kind: .server, sqlState: refusal.sqlState,
+                            message:
+                                "the change log of \(server) cannot be read as role \(configuration.user) "
+                                + "(\(refusal.message)), so live values cannot follow its changes"
+                                + (refusal.sqlState == "42501"
+                                    ? ": a reader needs USAGE on the schema live_query and SELECT on "
+                                        + "\(PostgreSQLDatabase.readableChangeLog), which an install grants to every role"
+                                    : ""),
+                            detail: refusal.detail, hint: refusal.hint, sql: refusal.sql)
+                    } else if hasListened {
+                        PostgreSQLError(
+                            kind: .connectionClosed,
+                            message:
+                                "the listening connection to \(server) was lost (\(detail)); it reconnects, and "
+                                + "changes until then are not notified")
+                    } else {
+                        PostgreSQLError(
+                            kind: .connectionFailed,
+                            message: "the listening connection to \(server) could not be made (\(detail)); it retries")
+                    }
                 broadcast(.lost(error), generation: generation)
             }
             do {

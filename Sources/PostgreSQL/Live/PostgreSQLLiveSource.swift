@@ -27,8 +27,10 @@ typealias PostgreSQLLiveEngine = LiveQueryEngine<PostgreSQLLiveSource>
 /// (or a notification this version cannot read) makes every query learn its tables again and
 /// refetch. When the listening
 /// connection is lost, every reader refetches (and fails, keeping its value and setting
-/// `loadError`, while the server is away); when it listens again, every reader learns its tables
-/// again and refetches once more, so that nothing missed meanwhile stays stale.
+/// `loadError`, while the server is away); when the server refuses the listener the change log
+/// (a role without access to it), every reader fails with that refusal until the listener reads
+/// the log again; when it listens again, every reader learns its tables again and refetches once
+/// more, so that nothing missed meanwhile stays stale.
 ///
 /// Rounds read on connections of the source's own, opened on first use and again after they were
 /// lost: not the database's pool, whose connections serve the service's requests, and which a
@@ -195,7 +197,7 @@ final class PostgreSQLLiveSource: LiveQuerySource {
         case .listening:
             // A schema change may have gone unnoticed meanwhile too.
             planTables.forget()
-            engine.didChangeElsewhere()
+            engine.didRecover()
             // After the refetch is scheduled, so that a waiter's next fetch comes after it.
             let waiters = listening.withLock { state in
                 state.isListening = true
@@ -203,9 +205,12 @@ final class PostgreSQLLiveSource: LiveQuerySource {
                 return state.waiters
             }
             for waiter in waiters { waiter.resume() }
-        case .lost:
+        case .lost(let error):
             listening.withLock { $0.isListening = false }
-            engine.didChangeElsewhere()
+            // The server answers, but refuses this role the change log: the values cannot follow
+            // its changes, and say so until the listener reads the log again. A connection that
+            // is lost fails the fetches by itself while the server is away.
+            engine.didChangeElsewhere(failure: error.kind == .server ? error : nil)
         }
     }
 

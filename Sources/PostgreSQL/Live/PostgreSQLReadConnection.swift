@@ -149,14 +149,52 @@ final class PostgreSQLReadConnection: SQLConnection {
         return tables
     }
 
-    /// The tables `sql` reads, from the plan PostgreSQL makes for it; nil when the plan scans
-    /// something other than tables.
+    /// The tables `sql` reads, from the plan PostgreSQL makes for it, with the tables that each
+    /// is a partition of (a write through them fires none of the partition's triggers); nil when
+    /// the plan scans something other than tables. Throws when the commits of one of them would
+    /// never be notified: a live value of `sql` would show an old value as current.
     private func tablesRead(by sql: String, _ arguments: [DatabaseValue]) throws -> Set<String>? {
         // VERBOSE, for the schema of each table.
         guard let row = try session.runBlocking("EXPLAIN (VERBOSE, FORMAT JSON) " + sql, arguments).first,
             let tables = PlanTables.tables(inExplanation: row.value(at: 0))
         else { return nil }
-        return Set(tables.map { PostgreSQLDatabase.qualifiedName(schema: $0.schema, table: $0.table) })
+        let generation = planTables?.state.withLock { $0.generation }
+        var read: Set<String> = []
+        var unknown: [String] = []
+        for table in tables {
+            let name = PostgreSQLDatabase.qualifiedName(schema: table.schema, table: table.table)
+            if let followed = planTables?.state.withLock({ $0.followed[ExactString(name)] }) {
+                read.formUnion(followed)
+            } else if !unknown.contains(name) {
+                unknown.append(name)
+            }
+        }
+        guard !unknown.isEmpty else { return read }
+        let status = PostgreSQLDatabase.notificationStatus(
+            try session.runBlocking(
+                PostgreSQLDatabase.notificationStatusSQL, PostgreSQLDatabase.notificationStatusArguments(unknown)))
+        if let missing = status.first(where: { !$0.followed }) {
+            throw PostgreSQLError(
+                kind: .other,
+                message:
+                    "\(PostgreSQLDatabase.qualifiedName(schema: missing.schema, table: missing.table)) has no change "
+                    + "notifications, or they are disabled, so a live value that reads it would never see it change: "
+                    + "install them with installChangeNotifications(on:schema:) (sqlq install-notifications)",
+                sql: sql)
+        }
+        var followed: [ExactString: Set<String>] = [:]
+        for name in unknown { followed[ExactString(name)] = [name] }
+        for row in status where unknown.indices.contains(row.position) {
+            followed[ExactString(unknown[row.position]), default: []].insert(
+                PostgreSQLDatabase.qualifiedName(schema: row.schema, table: row.table))
+        }
+        for names in followed.values { read.formUnion(names) }
+        planTables?.state.withLock { state in
+            // Forgotten with the plans, at the next schema change; one read before it is not kept.
+            guard state.generation == generation else { return }
+            for (name, names) in followed { state.followed[name] = names }
+        }
+        return read
     }
 }
 
@@ -192,6 +230,9 @@ final class PlanTables: Sendable {
         var layouts: [ExactString: TableLayout?] = [:]
         /// Table, quoted with its schema → its layout: what the rows of its notifications become.
         var layoutsOfTables: [ExactString: TableLayout] = [:]
+        /// Table of a plan, quoted with its schema, whose commits are notified → it and the tables
+        /// it is a partition of.
+        var followed: [ExactString: Set<String>] = [:]
         /// Counts the schema changes, so that a plan made before one is not kept after it.
         var generation = 0
     }
@@ -204,6 +245,7 @@ final class PlanTables: Sendable {
             state.known = [:]
             state.layouts = [:]
             state.layoutsOfTables = [:]
+            state.followed = [:]
             state.generation += 1
         }
     }

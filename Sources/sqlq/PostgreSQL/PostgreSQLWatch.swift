@@ -18,19 +18,26 @@
         static func watch(_ url: DatabaseURL, _ options: QueryOptions, databaseArguments: [String]) async throws {
             try PostgreSQLCommands.refuseUnavailableOptions(options, watching: true)
             // The connection waits for each statement on its thread: not one of the concurrency pool's.
-            let (database, request, kinds) = try await offPool {
+            let (database, planner) = try await offPool {
                 let connection = try PostgreSQLConnection(url)
                 do {
                     let plan = try PostgreSQLCommands.request(options, on: connection)
                     try checkNotifications(connection, plan, databaseArguments: databaseArguments)
-                    let request = WatchRequest(
-                        request: plan.request, columns: plan.selected.map(\.name), count: options.count)
-                    return (connection.database, request, plan.selected.map(\.column.kind))
+                    let planner = try WatchPlanner(connection: connection, options: options, plan: plan)
+                    return (connection.database, planner)
                 } catch {
                     connection.close()
                     throw error
                 }
             }
+            if try await !database.followsSchemaChanges() {
+                OutputStream(fileDescriptor: 2).writeLine(
+                    "sqlq: warning: this database's change notifications were installed without the event triggers of "
+                        + "schema changes (only a superuser's install adds them): after a change of the table's "
+                        + "columns, or the table dropped and created again, watch shows the new table only at its next "
+                        + "write; install-notifications as a superuser to follow them")
+            }
+            let request = WatchRequest(planner: planner, count: options.count)
 
             let reader = SharedReader<ResultSet>(value: .empty)
             try await reader.load(.fetch(request, database: database))
@@ -49,8 +56,14 @@
             let task = Task {
                 let display = WatchDisplay(
                     output: OutputStream(fileDescriptor: 1), format: format, counts: counts,
-                    cells: { row in
-                        row.indices.map { PostgreSQLCommands.cell(row[$0], kind: kinds[$0], json: json) }
+                    cells: { columns in
+                        let kinds = planner.kinds(of: columns)
+                        return { row in
+                            row.indices.map {
+                                PostgreSQLCommands.cell(
+                                    row[$0], kind: kinds.indices.contains($0) ? kinds[$0] : .other, json: json)
+                            }
+                        }
                     })
                 defer { display.finish() }
                 for await _ in WatchCommand.changes(of: reader) {
@@ -79,11 +92,29 @@
         ) throws {
             let database = connection.database
             let rendered = plan.rendered
-            guard
-                let missing = try PostgreSQLConnection.wait({
-                    try await database.tablesWithoutChangeNotifications(readBy: rendered.sql, rendered.arguments)
-                }), !missing.isEmpty
-            else { return }
+            let log = try connection.fetchAll(
+                """
+                SELECT pg_catalog.to_regclass($1) IS NULL
+                    OR (pg_catalog.has_schema_privilege('live_query', 'USAGE')
+                        AND pg_catalog.has_table_privilege($1, 'SELECT'))
+                """, [.text(PostgreSQLDatabase.readableChangeLog)])
+            if log.first?.value(at: 0) != .integer(1) {
+                throw CommandError.failure(
+                    "role \(PostgreSQLTable.quote(connection.url.user)) may not read the change log, so watch would never "
+                        + "see a change: it needs USAGE on the schema live_query and SELECT on "
+                        + "\(PostgreSQLDatabase.readableChangeLog), which install-notifications grants to every role; "
+                        + "an administrator revoked them")
+            }
+            let found = try PostgreSQLConnection.wait {
+                try await database.tablesWithoutChangeNotifications(readBy: rendered.sql, rendered.arguments)
+            }
+            guard let missing = found else {
+                throw CommandError.failure(
+                    "the plan of this query calls a function or reads a foreign table (a view over one, say), so what it "
+                        + "reads cannot be known, and watch could not tell when it changes; watch the tables it reads "
+                        + "instead")
+            }
+            guard !missing.isEmpty else { return }
             var (quoted, names): ([String], [String]) = ([], [])
             for table in missing {
                 let qualified = PostgreSQLTable.quote(table.schema) + "." + PostgreSQLTable.quote(table.table)
@@ -204,15 +235,114 @@
     }
 
     /// The request of `query`, as a live value fetches it: the selected columns' text forms, or
-    /// the count.
+    /// the count, by the plan of the table's columns as they are now.
     private struct WatchRequest: FetchKeyRequest {
-        let request: QueryInterfaceRequest<Row>
-        let columns: [String]
+        let planner: WatchPlanner
         let count: Bool
 
         func fetch(_ db: any SQLConnection) throws -> ResultSet {
-            if count { return .count(try request.fetchCount(db)) }
-            return ResultSet(columns: columns, rows: try request.fetchAll(db).map(\.values))
+            var plan = try planner.current()
+            do {
+                return try Self.fetch(plan, count: count, db)
+            } catch {
+                // A table that a dotted name follows may have changed: planned again, once.
+                guard let replanned = try planner.replanned(after: plan) else { throw error }
+                plan = replanned
+            }
+            return try Self.fetch(plan, count: count, db)
+        }
+
+        private static func fetch(_ plan: WatchPlanner.Planned, count: Bool, _ db: any SQLConnection) throws
+            -> ResultSet
+        {
+            if count { return .count(try plan.request.fetchCount(db)) }
+            return ResultSet(columns: plan.columns, rows: try plan.request.fetchAll(db).map(\.values))
+        }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.planner === rhs.planner && lhs.count == rhs.count }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(planner)) }
+    }
+
+    /// The plan of one `watch`, made again whenever the watched table's columns (or the table
+    /// itself, dropped and created again) change, as SQLite's watch shows a column just added:
+    /// the live value's schema change refetches, and its fetch finds the table's catalog changed.
+    private final class WatchPlanner: Sendable {
+        struct Planned: Sendable {
+            let request: QueryInterfaceRequest<Row>
+            let columns: [String]
+            let kinds: [PostgreSQLTable.Kind]
+            /// The table's OID and columns when it was planned.
+            let fingerprint: [DatabaseValue]
+        }
+
+        /// The watch's own connection: its statements run one at a time, under the state's lock.
+        private let connection: PostgreSQLConnection
+        private let options: QueryOptions
+        private let qualifiedName: String
+        private let state: Lock<(plan: Planned, kinds: [[String]: [PostgreSQLTable.Kind]])>
+
+        init(connection: PostgreSQLConnection, options: QueryOptions, plan: PostgreSQLCommands.Plan) throws {
+            self.connection = connection
+            self.options = options
+            qualifiedName = PostgreSQLTable.quote(plan.table.schema) + "." + PostgreSQLTable.quote(plan.table.name)
+            let planned = Self.planned(plan, fingerprint: try Self.fingerprint(of: qualifiedName, connection))
+            state = Lock((planned, [planned.columns: planned.kinds]))
+        }
+
+        /// The plan for the table as it is now.
+        func current() throws -> Planned {
+            try state.withLock { state in
+                let fingerprint = try Self.fingerprint(of: qualifiedName, connection)
+                if fingerprint != state.plan.fingerprint { try replan(&state, fingerprint) }
+                return state.plan
+            }
+        }
+
+        /// A new plan, when `plan` is still the current one and planning again gives another
+        /// request; nil otherwise.
+        func replanned(after plan: Planned) throws -> Planned? {
+            try state.withLock { state in
+                let before = try plan.request.rendered(.postgreSQL).sql
+                if try state.plan.request.rendered(.postgreSQL).sql == before {
+                    try replan(&state, try Self.fingerprint(of: qualifiedName, connection))
+                }
+                return try state.plan.request.rendered(.postgreSQL).sql == before ? nil : state.plan
+            }
+        }
+
+        /// The kinds of the columns of a result made by one of this watch's plans.
+        func kinds(of columns: [String]) -> [PostgreSQLTable.Kind] {
+            state.withLock { $0.kinds[columns] ?? [] }
+        }
+
+        private func replan(
+            _ state: inout (plan: Planned, kinds: [[String]: [PostgreSQLTable.Kind]]), _ fingerprint: [DatabaseValue]
+        ) throws {
+            let planned = Self.planned(
+                try PostgreSQLCommands.request(options, on: connection), fingerprint: fingerprint)
+            state.plan = planned
+            state.kinds[planned.columns] = planned.kinds
+        }
+
+        private static func planned(_ plan: PostgreSQLCommands.Plan, fingerprint: [DatabaseValue]) -> Planned {
+            Planned(
+                request: plan.request, columns: plan.selected.map(\.name), kinds: plan.selected.map(\.column.kind),
+                fingerprint: fingerprint)
+        }
+
+        /// The table's OID, and its columns' names, types and collations.
+        private static func fingerprint(of table: String, _ connection: PostgreSQLConnection) throws -> [DatabaseValue]
+        {
+            try connection.fetchAll(
+                """
+                SELECT pg_catalog.to_regclass($1)::oid::int8,
+                    (SELECT pg_catalog.string_agg(
+                        a.attname::text || ' ' || a.atttypid::text || ' ' || a.atttypmod::text || ' ' || a.attcollation::text,
+                        ',' ORDER BY a.attnum)
+                     FROM pg_catalog.pg_attribute AS a
+                     WHERE a.attrelid = pg_catalog.to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped)
+                """, [.text(table)]
+            ).first?.values ?? []
         }
     }
 #else

@@ -19,13 +19,14 @@ final class WatchDisplay {
     private let counts: Bool
     private let isTerminal: Bool
     /// How a row's values become cells, for a database whose values the writers cannot take
-    /// as they are (PostgreSQL's text forms); nil: as they are.
-    private let cells: (([DatabaseValue]) -> [Cell.Owned])?
+    /// as they are (PostgreSQL's text forms), made for the columns of each result; nil: as they are.
+    private let cells: (([String]) -> ([DatabaseValue]) -> [Cell.Owned])?
     private var shown: (result: ResultSet, error: String?)?
     private var lastChange = ""
 
     init(
-        output: OutputStream, format: OutputFormat, counts: Bool, cells: (([DatabaseValue]) -> [Cell.Owned])? = nil
+        output: OutputStream, format: OutputFormat, counts: Bool,
+        cells: (([String]) -> ([DatabaseValue]) -> [Cell.Owned])? = nil
     ) {
         self.output = output
         self.cells = cells
@@ -57,7 +58,7 @@ final class WatchDisplay {
             FacetWriter.write(visible, format: format, to: output, style: style, showsRowCount: false)
         } else if let cells {
             format.write(
-                columns: visible.columns, rows: visible.rows.map(cells), to: output, style: style,
+                columns: visible.columns, rows: visible.rows.map(cells(visible.columns)), to: output, style: style,
                 showsRowCount: false)
         } else if format == .table {
             ResultWriter(format: .table, output: output, style: style, showsRowCount: false).write(visible)
