@@ -86,9 +86,17 @@ extension PostgreSQLDatabase {
     /// The payload of a schema change: never that of a table, which starts with a double quote.
     static let schemaChangePayload = "schema"
 
-    /// The version of the log's view and functions, kept in the view's comment: an install
-    /// replaces them only when it differs, so that a reinstall takes no lock.
-    static let changeLogVersion = "live_query 2"
+    /// The version of the log's view and functions, kept in the view's comment: a checksum of
+    /// their SQL, so that any change to it makes an install replace them, and an install of the
+    /// same SQL takes no lock. FNV-1a, stable from one process and platform to the next.
+    static func changeLogVersion(of sql: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in sql.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return "live_query " + String(hash, radix: 16)
+    }
 
     /// SQL that installs, idempotently, the change log (``changeLog``, ``readableChangeLog``,
     /// ``pruneFunction``), a trigger function and, on each of `tables`, four statement-level
@@ -249,7 +257,7 @@ extension PostgreSQLDatabase {
                             'INSERT, UPDATE, DELETE, TRUNCATE')
                     ELSE false END)
             """
-        let version = String.quotedLiteral(changeLogVersion)
+        let version = String.quotedLiteral(changeLogVersion(of: triggerFunction + prune + view))
         return """
             DO $live_query$
             BEGIN
