@@ -429,12 +429,13 @@ extension PostgreSQLDatabase {
     /// The log comes first, in a transaction of its own, then each table's triggers in one of
     /// their own, so that waiting for one table never holds another. A step that needs a lock
     /// waits for it at most 100 ms at a time, and gives way (rolls back, then tries again a
-    /// little later, for up to ``installPatience``), so that no other session's statement queues
+    /// little later, for up to ``installPatience``, or the configuration's `lockTimeout` when it
+    /// has one), so that no other session's statement queues
     /// behind it for longer, or meets it in a deadlock.
     ///
     /// Throws ``PostgreSQLError`` of kind ``PostgreSQLError/Kind/other`` naming the first of
     /// `tables` that is not a table of the schema, before changing anything; or naming the
-    /// table that stayed locked by other transactions for ``installPatience``, after installing
+    /// table that stayed locked by other transactions for that long, after installing
     /// the tables before it.
     public func installChangeNotifications(on tables: [String], schema: String? = nil) async throws {
         let schemaArgument: DatabaseValue = schema.map { .text($0) } ?? .null
@@ -617,7 +618,7 @@ extension PostgreSQLDatabase {
                 return
             } catch let error as PostgreSQLError where error.sqlState == "55P03" || error.sqlState == "40P01" {
                 let waited = ContinuousClock.now - started
-                guard waited < Self.installPatience else {
+                guard waited < configuration.lockTimeout ?? Self.installPatience else {
                     throw PostgreSQLError(
                         kind: .other,
                         message:

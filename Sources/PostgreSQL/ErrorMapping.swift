@@ -16,6 +16,67 @@ extension PostgreSQLError {
         guard let error = error as? PSQLError else {
             return PostgreSQLError(kind: .other, message: String(describing: error), sql: sql)
         }
+        return mapping(error, sql: sql, server: server, tls: tls)
+    }
+
+    /// `error`, raised while opening a connection with `configuration`, as this module's error:
+    /// with the reason in words a person can act on when the server asks for a password that
+    /// was not given, or what answers is not PostgreSQL.
+    static func connecting(_ error: any Error, _ configuration: PostgreSQLDatabase.Configuration) -> any Error {
+        let server = configuration.serverDescription
+        guard let error = error as? PSQLError else {
+            return mapping(error, sql: nil, server: server, tls: configuration.tls)
+        }
+        let problem: ConnectionProblem
+        let message: String
+        switch error.code {
+        case .authMechanismRequiresPassword:
+            problem = .passwordRequired
+            message =
+                "the server at \(server) asks for a password for role \"\(configuration.user)\", and none was "
+                + "given: set the configuration's password"
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .messageDecodingFailure,
+            .unexpectedBackendMessage, .receivedUnencryptedDataAfterSSLRequest:
+            if tlsFailure(error.underlying, server: server, tls: configuration.tls) != nil {
+                return mapping(error, sql: nil, server: server, tls: configuration.tls)
+            }
+            problem = .notPostgreSQL
+            let what =
+                [.messageDecodingFailure, .unexpectedBackendMessage].contains(error.code)
+                ? "answered with something that is not PostgreSQL's protocol"
+                : "closed the connection before the login finished, with no PostgreSQL error"
+            message =
+                "what answers at \(server) did not answer as a PostgreSQL server (it \(what)); "
+                + "check that the host and port are the PostgreSQL server's"
+        case .connectionError where (error.underlying as? IOError)?.errnoCode == ECONNRESET:
+            // Reset after it was accepted: a listener that is not PostgreSQL, refusing the startup.
+            problem = .notPostgreSQL
+            message =
+                "what answers at \(server) did not answer as a PostgreSQL server (it reset the connection before "
+                + "the login finished); check that the host and port are the PostgreSQL server's"
+        case .connectionError where error.underlying.map(Self.isConnectTimeout) == true:
+            problem = .noAnswer(within: configuration.connectTimeout)
+            message =
+                "no PostgreSQL server answered at \(server) within the connect timeout "
+                + "(\(configuration.connectTimeout)): nothing answers there, or what answers is not a PostgreSQL "
+                + "server, or the server is too busy to log in; check the host and port, or raise connectTimeout"
+        default:
+            return mapping(error, sql: nil, server: server, tls: configuration.tls)
+        }
+        var failure = PostgreSQLError(kind: .connectionFailed, message: message)
+        failure.connectionProblem = problem
+        return failure
+    }
+
+    /// Whether `error` is the connect deadline passing: the TCP connection's, or the login's.
+    private static func isConnectTimeout(_ error: any Error) -> Bool {
+        if case .connectTimeout = error as? ChannelError { return true }
+        return false
+    }
+
+    private static func mapping(
+        _ error: PSQLError, sql: String?, server: String, tls: PostgreSQLDatabase.Configuration.TLS?
+    ) -> any Error {
         switch error.code {
         case .server:
             let info = error.serverInfo

@@ -49,13 +49,24 @@ extension PostgreSQLDatabase {
         /// ``maximumConnections`` are in use, before it fails with
         /// ``PostgreSQLError/Kind/poolExhausted``. 10 seconds by default; at most 68 years.
         public var connectionWaitTimeout: Duration
+        /// How long a statement may wait for a lock that another session holds (a table a
+        /// migration locked, a row another transaction writes) before it fails with
+        /// ``PostgreSQLError`` SQLSTATE `55P03`: the sessions' `lock_timeout`. nil, the default,
+        /// keeps the server's setting (no limit unless the database or role sets one). Counted in
+        /// milliseconds, rounded up: at least 1 ms, at most about 24 days.
+        public var lockTimeout: Duration?
+        /// How long one statement may run before the server cancels it with ``PostgreSQLError``
+        /// SQLSTATE `57014`: the sessions' `statement_timeout`. nil, the default, keeps the
+        /// server's setting. Counted as ``lockTimeout`` is.
+        public var statementTimeout: Duration?
 
         /// A configuration for `database` as `user` at `address`. A `maximumConnections` below 1
         /// counts as 1.
         public init(
             address: Address, user: String, database: String, password: String? = nil,
             connectTimeout: Duration = .seconds(10), tls: TLS = .prefer, maximumConnections: Int = 10,
-            connectionWaitTimeout: Duration = .seconds(10)
+            connectionWaitTimeout: Duration = .seconds(10), lockTimeout: Duration? = nil,
+            statementTimeout: Duration? = nil
         ) {
             self.address = address
             self.user = user
@@ -65,6 +76,8 @@ extension PostgreSQLDatabase {
             self.tls = tls
             self.maximumConnections = max(1, maximumConnections)
             self.connectionWaitTimeout = connectionWaitTimeout
+            self.lockTimeout = lockTimeout
+            self.statementTimeout = statementTimeout
         }
 
         /// Where the server is, for error messages.
@@ -75,8 +88,42 @@ extension PostgreSQLDatabase {
             }
         }
 
-        /// PostgresNIO's configuration. Sessions run in UTC, so that `timestamptz` values read
-        /// the same whatever the server's default time zone.
+        /// The session settings that change how values print as text, how literals and input
+        /// read, or how values compare, at PostgreSQL's defaults but for two: sent in the
+        /// startup packet, which overrides what `ALTER DATABASE … SET`, `ALTER ROLE … SET` and
+        /// the server's configuration say, so that every session (the pool's, a live value's, a
+        /// listener's) reads the same values from any server. UTC, so that `timestamptz` values
+        /// read the same whatever the server's time zone; 3 extra float digits, so that a
+        /// `double precision` prints as the shortest text that reads back as the same double
+        /// (`0.30000000000000004`, not `0.3`); standard strings, so that a backslash in a
+        /// literal (`ESCAPE '\'`) is a backslash. `lc_monetary` is left alone: it gives `money`
+        /// its number of decimals, so another value would misread the stored amounts.
+        static let pinnedSettings: [(String, String)] = [
+            ("TimeZone", "UTC"),
+            ("DateStyle", "ISO, MDY"),
+            ("IntervalStyle", "postgres"),
+            ("extra_float_digits", "3"),
+            ("bytea_output", "hex"),
+            ("standard_conforming_strings", "on"),
+            ("client_encoding", "UTF8"),
+            ("xmloption", "content"),
+            ("array_nulls", "on"),
+            ("transform_null_equals", "off"),
+            ("timezone_abbreviations", "Default"),
+        ]
+
+        /// The startup parameters of every session: ``pinnedSettings``, then the time limits
+        /// that are set.
+        var startupParameters: [(String, String)] {
+            var parameters = Self.pinnedSettings
+            if let lockTimeout { parameters.append(("lock_timeout", "\(lockTimeout.settingMilliseconds)")) }
+            if let statementTimeout {
+                parameters.append(("statement_timeout", "\(statementTimeout.settingMilliseconds)"))
+            }
+            return parameters
+        }
+
+        /// PostgresNIO's configuration, with ``startupParameters``.
         func connectionConfiguration() throws -> PostgresConnection.Configuration {
             var configuration: PostgresConnection.Configuration
             switch address {
@@ -90,7 +137,7 @@ extension PostgreSQLDatabase {
                     tls: try postgresTLS())
             }
             configuration.options.connectTimeout = .nanoseconds(connectTimeout.timerNanoseconds)
-            configuration.options.additionalStartupParameters = [("TimeZone", "UTC")]
+            configuration.options.additionalStartupParameters = startupParameters
             return configuration
         }
 
@@ -119,5 +166,18 @@ extension PostgreSQLDatabase {
                 }
             }
         }
+    }
+}
+
+extension Duration {
+    /// This duration as a time-limit setting's whole milliseconds, rounded up: at least 1, since
+    /// 0 turns the limit off, and at most the setting's largest, `Int32.max` (about 24 days).
+    var settingMilliseconds: Int64 {
+        let maximum = Int64(Int32.max)
+        let (seconds, attoseconds) = components
+        guard self > .zero else { return 1 }
+        guard seconds < maximum / 1000 else { return maximum }
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Swift.min(Swift.max(milliseconds, 1), maximum)
     }
 }

@@ -51,6 +51,22 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
     /// The SQL that failed, when there is one.
     public var sql: String?
 
+    /// Why a connection could not be made, when the reason is one that a program in front of
+    /// a person words in its own terms (sqlq names its URL's parts).
+    package enum ConnectionProblem: Sendable, Hashable {
+        /// The server asks for a password, and the configuration has none.
+        case passwordRequired
+        /// What answered at the address closed the connection or answered something that is
+        /// not PostgreSQL's protocol, before the login finished.
+        case notPostgreSQL
+        /// Nothing completed the login within the connect timeout: no answer at the address,
+        /// or an answer that is not PostgreSQL's, or a server too busy to log in.
+        case noAnswer(within: Duration)
+    }
+
+    /// Why the connection failed, for ``Kind/connectionFailed`` errors of these reasons.
+    package var connectionProblem: ConnectionProblem?
+
     /// An error of `kind`.
     public init(
         kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil,

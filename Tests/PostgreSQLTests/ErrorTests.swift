@@ -44,6 +44,59 @@ struct ErrorTests {
         #expect(ContinuousClock.now - started < .seconds(60))
     }
 
+    // A listener that answers an HTTP error and closes is no PostgreSQL server: said at once,
+    // not as a closed connection that the next statement would open again.
+    @Test(.timeLimit(.minutes(1)))
+    func aServerThatIsNotPostgreSQLIsToldAsSuch() async throws {
+        let listener = try TCPListener()
+        defer { listener.close() }
+        let descriptor = listener.descriptor
+        Thread {
+            let connection = accept(descriptor, nil, nil)
+            guard connection >= 0 else { return }
+            let answer = Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8)
+            _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(connection)
+        }.start()
+        let configuration = PostgreSQLDatabase.Configuration(
+            address: .host("127.0.0.1", port: listener.port), user: "me", database: "db", tls: .disable)
+        let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
+        #expect(error?.kind == .connectionFailed)
+        #expect(
+            error?.message
+                == "what answers at 127.0.0.1:\(listener.port) did not answer as a PostgreSQL server (it closed the "
+                + "connection before the login finished, with no PostgreSQL error); check that the host and port are "
+                + "the PostgreSQL server's")
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aMissingPasswordIsToldAsSuch() async throws {
+        try await TestCluster.with(tcp: true) { cluster in
+            let admin = try await PostgreSQLDatabase(cluster.configuration(database: "postgres"))
+            try await admin.execute("CREATE ROLE pw LOGIN PASSWORD 'secret'")
+            let file = "\(cluster.directory)/data/pg_hba.conf"
+            let rules = try String(contentsOfFile: file, encoding: .utf8)
+            try ("host all pw 127.0.0.1/32 scram-sha-256\n" + rules).write(
+                toFile: file, atomically: false, encoding: .utf8)
+            _ = try await admin.fetchAll("SELECT pg_reload_conf()")
+            while try await admin.fetchAll("SELECT 1 FROM pg_hba_file_rules WHERE 'pw' = ANY(user_name)").isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await admin.close()
+            var configuration = cluster.tcpConfiguration(database: "postgres", tls: .disable)
+            configuration.user = "pw"
+            let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
+            #expect(error?.kind == .connectionFailed)
+            #expect(
+                error?.message
+                    == "the server at 127.0.0.1:\(cluster.port) asks for a password for role \"pw\", and none was "
+                    + "given: set the configuration's password")
+            configuration.password = "secret"
+            let db = try await PostgreSQLDatabase(configuration)
+            await db.close()
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aDatabaseReleasedWithoutClosingClosesItsConnection() async throws {
         let configuration = try await TestServer.makeConfiguration()

@@ -238,12 +238,11 @@ final class ConnectionPool: Sendable {
     /// One connection, or a ``PostgreSQLError`` that says why not, within `connectTimeout`
     /// (PostgresNIO's deadline covers the TCP connection, TLS and the login).
     static func connect(_ configuration: PostgreSQLDatabase.Configuration) async throws -> PostgresConnection {
-        let server = configuration.serverDescription
         do {
             return try await PostgresConnection.connect(
                 configuration: configuration.connectionConfiguration(), id: 0, logger: Session.logger)
         } catch {
-            throw PostgreSQLError.mapping(error, sql: nil, server: server, tls: configuration.tls)
+            throw PostgreSQLError.connecting(error, configuration)
         }
     }
 

@@ -25,7 +25,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "How long to wait for another process that holds a lock on the database (reading or writing), in seconds.",
+            "How long to wait for another process that holds a lock on the database (reading or writing), in seconds; on PostgreSQL, each session's lock_timeout.",
             valueName: "seconds"))
     var timeout: Double = Self.defaultTimeout
 
@@ -60,11 +60,19 @@ struct DatabaseOptions: ParsableArguments {
     /// The PostgreSQL server to use, when `--db` or `SQLQ_DATABASE` is a PostgreSQL URL, or
     /// when neither is given and `DATABASE_URL` is one; nil for an SQLite file. (A
     /// `DATABASE_URL` that is not a PostgreSQL URL is left alone: it is often another program's.)
+    /// Its statements wait at most `--timeout` for another session's lock.
     func postgreSQLURL() throws(DatabaseURLError) -> DatabaseURL? {
-        if let path { return DatabaseURL.isPostgreSQL(path) ? try DatabaseURL(parsing: path) : nil }
-        guard let variable = getenv("DATABASE_URL") else { return nil }
-        let url = String(cString: variable)
-        return DatabaseURL.isPostgreSQL(url) ? try DatabaseURL(parsing: url) : nil
+        let text: String
+        if let path {
+            text = path
+        } else {
+            guard let variable = getenv("DATABASE_URL") else { return nil }
+            text = String(cString: variable)
+        }
+        guard DatabaseURL.isPostgreSQL(text) else { return nil }
+        var url = try DatabaseURL(parsing: text)
+        url.timeout = timeout
+        return url
     }
 
     /// Whether the database is a PostgreSQL server rather than an SQLite file (a malformed URL
@@ -153,7 +161,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// A number of seconds as written: 60, 0.1.
-    private static func seconds(_ value: Double) -> String {
+    static func seconds(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 

@@ -31,6 +31,9 @@ struct DatabaseURL: Equatable, Sendable {
     var sslMode: SSLMode = .prefer
     /// How long a connection may take before sqlq gives up: `connect_timeout`, 10 s by default.
     var connectTimeout = 10
+    /// How long a statement waits for a lock another session holds: the command's `--timeout`,
+    /// in seconds; not part of the URL.
+    var timeout = DatabaseOptions.defaultTimeout
 
     /// The port PostgreSQL listens on unless told otherwise.
     static let defaultPort = 5432

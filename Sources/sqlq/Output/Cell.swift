@@ -324,4 +324,59 @@ enum TextBytes {
         }
         return index == end
     }
+
+    /// The double whose written form (``ByteBuffer/appendReal(_:)``) is the same number as the
+    /// decimal `text`, or nil when none is: a decimal written as that double would be read back
+    /// as another number (rounded, or `0.0` for `1e-400`).
+    static func exactDouble(_ text: String) -> Double? {
+        guard let double = Double(text), double.isFinite, let decimal = Decimal(text),
+            let written = Decimal(double.description)
+        else { return nil }
+        return decimal == written ? double : nil
+    }
+
+    /// A decimal number as its sign, significant digits and the power of ten of the last one.
+    private struct Decimal: Equatable {
+        var negative: Bool
+        var digits: [UInt8]
+        var exponent: Int
+
+        /// `[-]digits[.digits][e[±]digits]`, else nil.
+        init?(_ text: String) {
+            var bytes = Array(text.utf8)[...]
+            negative = bytes.first == UInt8(ascii: "-")
+            if negative || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+            var power = 0
+            if let e = bytes.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+                guard let value = Int(String(decoding: bytes[(e + 1)...], as: UTF8.self)) else { return nil }
+                power = value
+                bytes = bytes[..<e]
+            }
+            var digits: [UInt8] = []
+            var seenPoint = false
+            for byte in bytes {
+                if byte == UInt8(ascii: "."), !seenPoint {
+                    seenPoint = true
+                } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    digits.append(byte)
+                    if seenPoint { power -= 1 }
+                } else {
+                    return nil
+                }
+            }
+            guard !digits.isEmpty else { return nil }
+            while digits.last == UInt8(ascii: "0") {
+                digits.removeLast()
+                power += 1
+            }
+            if let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }) {
+                digits.removeFirst(first)
+            } else {
+                // Zero, whatever its sign or exponent.
+                (negative, digits, power) = (false, [], 0)
+            }
+            self.digits = digits
+            exponent = power
+        }
+    }
 }

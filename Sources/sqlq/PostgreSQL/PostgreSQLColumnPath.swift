@@ -1,4 +1,5 @@
 #if PostgreSQL
+    import PostgreSQL
     import QueryBuilder
     import SQLite
 
@@ -25,7 +26,8 @@
         let name: String
         /// The value for each row of the table: the column itself, or nested lookups.
         let expression: SQLExpression
-        /// ``expression`` as comparisons and sorts see it: text byte by byte, `COLLATE "C"`.
+        /// ``expression`` as comparisons and sorts see it (``PostgreSQLTable/Form``): text byte
+        /// by byte, `COLLATE "C"`.
         let compared: SQLExpression
         /// The table's name, then each hop's alias.
         private let aliases: [String]
@@ -89,7 +91,7 @@
                 selected = Self.lookup(selected, hop: hop, from: aliases[offset], as: aliases[offset + 1])
             }
             expression = selected
-            compared = Self.collated(selected, column.kind)
+            compared = Self.collated(selected, column)
         }
 
         /// The table's own column.
@@ -112,7 +114,30 @@
             let steps = try ForeignKeyPath.steps(
                 of: name, at: position, in: text, option: option,
                 isColumn: Database.match(name, in: table.columns.map(\.name)) != nil)
-            return try PostgreSQLColumnPath(steps, from: table, foreignKeys: foreignKeys, text: text, option: option)
+            let path = try PostgreSQLColumnPath(
+                steps, from: table, foreignKeys: foreignKeys, text: text, option: option)
+            if option != "--columns", path.column.kind == .other, path.column.form == .value {
+                try path.checkOrder(foreignKeys.connection, at: position, length: name.count, in: text, option: option)
+            }
+            return path
+        }
+
+        /// Asks the server whether the column's type has the equality and order that a sort or a
+        /// facet needs (JSON has neither), so that one it lacks is a usage error naming the column.
+        private func checkOrder(
+            _ connection: PostgreSQLConnection, at position: Int, length: Int, in text: String, option: String
+        ) throws {
+            let type = column.baseType
+            do {
+                _ = try connection.fetchAll(
+                    "SELECT v FROM (SELECT CAST(NULL AS \(type)) AS v) AS probe GROUP BY v ORDER BY v")
+            } catch let error as PostgreSQLError where error.sqlState?.hasPrefix("42") == true {
+                throw FilterError(
+                    reason: .typeMismatch(
+                        "type mismatch: column \"\(name)\" (\(column.type)) cannot be sorted or counted "
+                            + "on PostgreSQL: \(error.message)"),
+                    expression: text, position: position, length: length, option: option)
+            }
         }
 
         /// The rows whose value passes `test`, for a test that fails on null and that no NOT
@@ -121,7 +146,7 @@
         func rows(where test: (_ value: SQLExpression, _ compared: SQLExpression) -> SQLExpression) -> SQLExpression {
             guard !hops.isEmpty else { return test(expression, compared) }
             let value = SQLExpression.column(column.name, of: aliases[hops.count])
-            var predicate = test(value, Self.collated(value, column.kind))
+            var predicate = test(value, Self.collated(value, column))
             for (offset, hop) in hops.enumerated().reversed() {
                 let alias = aliases[offset + 1]
                 var segments: [SQLFragment.Segment] = []
@@ -191,11 +216,18 @@
                     ]), precedence: .atom)
         }
 
-        /// `value` compared byte by byte when it is text, as SQLite's BINARY collation compares it.
-        static func collated(_ value: SQLExpression, _ kind: PostgreSQLTable.Kind) -> SQLExpression {
-            guard kind == .string else { return value }
+        /// `value` in its column's ``PostgreSQLTable/Form``: as comparisons, sorts and facets
+        /// read it.
+        static func collated(_ value: SQLExpression, _ column: PostgreSQLTable.Column) -> SQLExpression {
+            let (before, after): (String, String)
+            switch column.form {
+            case .value: return value
+            case .text: (before, after) = ("(", " COLLATE \"C\")")
+            case .textForm: (before, after) = ("(", "::text COLLATE \"C\")")
+            case .printedDouble: (before, after) = ("(", "::text::double precision)")
+            }
             return SQLExpression(
-                SQLFragment([.sql("(")] + value.fragment.segments + [.sql(" COLLATE \"C\")")]), precedence: .atom)
+                SQLFragment([.sql(before)] + value.fragment.segments + [.sql(after)]), precedence: .atom)
         }
     }
 #endif

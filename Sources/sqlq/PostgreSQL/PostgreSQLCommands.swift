@@ -115,7 +115,7 @@
                 write(try connection.fetchAll(rendered.sql, rendered.arguments))
                 return
             }
-            let results = try connection.fetchAll(inOneSnapshot: statements)
+            let results = try connection.timeLimited { try connection.fetchAll(inOneSnapshot: statements) }
             let counts = zip(plan.facets, results.dropFirst()).map { $0.counts($1, json: json) }
             FacetWriter.write(counts, format: options.format, to: output, style: style) { write(results[0]) }
         }
@@ -216,8 +216,8 @@
 
         /// A value read as PostgreSQL's text form, as the formats show it: integers as
         /// integers; booleans as `t` and `f` (`true` and `false` in JSON); in JSON, `real`s and
-        /// `double precision`s as numbers, and a `numeric` as a number when a double holds it
-        /// exactly, else as a string (never rounded); elsewhere numbers as their text form,
+        /// `double precision`s as numbers, and a `numeric` as a number when that number reads
+        /// back as the same decimal, else as a string (never rounded); elsewhere numbers as their text form,
         /// unquoted; everything else as its text form.
         static func cell(_ value: DatabaseValue, kind: PostgreSQLTable.Kind, json: Bool) -> Cell.Owned {
             guard case .text(let text) = value else { return .value(value) }
@@ -230,34 +230,12 @@
                 return .value(Double(text).map(DatabaseValue.real) ?? value)
             case .numeric where json:
                 if let integer = Int64(text) { return .value(.integer(integer)) }
-                // The bounds keep out what would overflow, or lose digits as a subnormal.
-                if Self.holdsExactly(text), let double = Double(text), double == 0 || abs(double) >= 1e-300,
-                    double.isFinite
-                {
-                    return .value(.real(double))
-                }
-                return .value(value)
+                return .value(TextBytes.exactDouble(text).map(DatabaseValue.real) ?? value)
             case .float, .numeric:
                 return .number(text)
             default:
                 return .value(value)
             }
-        }
-
-        /// Whether a decimal text has at most 15 significant digits, which every double holds
-        /// exactly enough to print back the same number.
-        private static func holdsExactly(_ text: String) -> Bool {
-            var digits: [UInt8] = []
-            for (index, byte) in text.utf8.enumerated() {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(byte)
-                case UInt8(ascii: "."): continue
-                case UInt8(ascii: "-") where index == 0: continue
-                default: return false
-                }
-            }
-            let significant = digits.drop { $0 == UInt8(ascii: "0") }.reversed().drop { $0 == UInt8(ascii: "0") }
-            return significant.count <= 15
         }
     }
 #else

@@ -70,6 +70,8 @@
                 return try body()
             } catch let violation as ConstraintViolation {
                 throw CommandError.failure("\(violation.underlying)\n  \(outcome)")
+            } catch let error as PostgreSQLTimeLimitError {
+                throw CommandError.failure("\(error)\n  \(outcome)")
             } catch let error as PostgreSQLError where error.sqlState == "40001" {
                 throw CommandError.failure(
                     "another transaction changed or deleted matching rows while they were being deleted\n  \(outcome); "

@@ -1,4 +1,5 @@
 #if PostgreSQL
+    import PostgreSQL
     import QueryBuilder
     import SQLite
 
@@ -15,6 +16,9 @@
     /// - Numbers compare with number columns only, text and dates with text and other columns;
     ///   booleans with boolean and number columns (as 1 and 0). SQLite would convert a number
     ///   for a text column to its text, whose form PostgreSQL does not share for reals.
+    /// - Each column compares in its ``PostgreSQLTable/Form``: dates, times, enums and `char(n)`
+    ///   as their printed text, a `real` as the double it prints, a `double precision` with an
+    ///   integer exactly; a literal for another type is checked against it on the server first.
     /// - `like` and `contains` work on text and integer columns, whose text forms the two share.
     /// - `glob` has no PostgreSQL twin.
     /// - A dotted name follows the table's foreign keys (``PostgreSQLColumnPath``), in the forms
@@ -78,11 +82,17 @@
             case .comparison(let name, let comparison, .column(let otherName)):
                 let (leftPath, rightPath) = (try resolve(name), try resolve(otherName))
                 let (left, right) = (leftPath.column, rightPath.column)
-                guard left.kind == right.kind || (left.kind.isNumber && right.kind.isNumber) else {
+                guard
+                    (left.kind == right.kind && (left.kind != .other || left.baseType == right.baseType))
+                        || (left.kind.isNumber && right.kind.isNumber)
+                else {
                     throw mismatch(
                         "on PostgreSQL, column \"\(left.name)\" (\(left.type)) and column \"\(right.name)\" "
                             + "(\(right.type)) cannot be compared: their types differ",
                         name.position, otherName.position + otherName.length - name.position)
+                }
+                if left.form == .value, left.checksLiterals {
+                    try check(nil, for: left, comparison.rawValue, name.position, name.length)
                 }
                 let (lhs, rhs) = (leftPath.compared, rightPath.compared)
                 return switch comparison {
@@ -95,10 +105,15 @@
                 }
             case .comparison(let name, let comparison, .value(let value)):
                 let path = try resolve(name)
-                let bound = try self.value(value, for: path.column)
+                let bound = try self.value(value, for: path.column, comparison.rawValue)
                 if bound.isNull, comparison != .equal, comparison != .notEqual {
                     throw mismatch(
                         "null has no order; test it with \"is null\" or \"is not null\"", value.position, value.length)
+                }
+                if path.column.kind == .float, let (below, above) = Self.doubles(around: bound) {
+                    return across(path, failsOnNull: true) { _, compared in
+                        Self.compare(compared, comparison, between: below, and: above)
+                    }
                 }
                 return across(path, failsOnNull: !(bound.isNull && comparison == .equal)) { column, compared in
                     // `= null` and `!= null` render IS NULL and IS NOT NULL.
@@ -128,19 +143,33 @@
                         "on PostgreSQL, \(pattern.rawValue) matches text and integer columns only; "
                             + "column \"\(column.name)\" is \(column.type)", name.position, name.length)
                 }
-                return across(path, failsOnNull: true) { column, _ in
-                    let expression = pattern == .like ? column.like(text.text) : column.contains(text.text)
+                // Byte by byte: a nondeterministic collation has no LIKE, and SQLite's matches bytes.
+                return across(path, failsOnNull: true) { _, compared in
+                    let expression = pattern == .like ? compared.like(text.text) : compared.contains(text.text)
                     return negatedPattern ? !expression : expression
                 }
             case .membership(let name, let list, let negatedList):
                 let path = try resolve(name)
-                let values = try list.map { try self.value($0, for: path.column) }
-                return across(path, failsOnNull: true) { column, _ in
-                    negatedList ? !column.in(values) : column.in(values)
+                var values = try list.map { try self.value($0, for: path.column, "=") }
+                // No double equals an integer that has none of its own: it matches no row.
+                if path.column.kind == .float { values.removeAll { Self.doubles(around: $0) != nil } }
+                return across(path, failsOnNull: true) { _, compared in
+                    negatedList ? !compared.in(values) : compared.in(values)
                 }
             case .range(let name, let low, let high, let negatedRange):
                 let path = try resolve(name)
-                let (lower, upper) = (try value(low, for: path.column), try value(high, for: path.column))
+                let (lower, upper) = (
+                    try value(low, for: path.column, ">="), try value(high, for: path.column, "<=")
+                )
+                if path.column.kind == .float, Self.doubles(around: lower) != nil || Self.doubles(around: upper) != nil
+                {
+                    return across(path, failsOnNull: true) { _, compared in
+                        let range =
+                            Self.compare(compared, .greaterOrEqual, lower)
+                            && Self.compare(compared, .lessOrEqual, upper)
+                        return negatedRange ? !range : range
+                    }
+                }
                 return across(path, failsOnNull: true) { _, compared in
                     negatedRange ? !compared.between(lower, upper) : compared.between(lower, upper)
                 }
@@ -151,15 +180,14 @@
             }
         }
 
-        /// A column as comparisons see it: text byte by byte, as SQLite's BINARY collation
-        /// compares it, rather than by the database's locale.
+        /// A column as comparisons see it (``PostgreSQLTable/Form``): text byte by byte, as
+        /// SQLite's BINARY collation compares it, rather than by the database's locale.
         ///
         /// The name is qualified by the table's: in ORDER BY, a bare name would be the selected
         /// column of that name, which is the value's text form.
         static func compared(_ column: PostgreSQLTable.Column, of table: PostgreSQLTable) -> SQLExpression {
             let name: [SQLFragment.Segment] = [.identifier(table.name), .sql("."), .identifier(column.name)]
-            guard column.kind == .string else { return SQLExpression(SQLFragment(name), precedence: .atom) }
-            return SQLExpression(SQLFragment([.sql("(")] + name + [.sql(" COLLATE \"C\")")]), precedence: .atom)
+            return PostgreSQLColumnPath.collated(SQLExpression(SQLFragment(name), precedence: .atom), column)
         }
 
         /// The column a name stands for, following foreign keys for a dotted name.
@@ -170,8 +198,9 @@
 
         /// The value to bind for a literal, once it is known to mean on PostgreSQL what it means
         /// on SQLite for this column.
-        private func value(_ value: FilterExpression.Value, for column: PostgreSQLTable.Column) throws -> DatabaseValue
-        {
+        private func value(
+            _ value: FilterExpression.Value, for column: PostgreSQLTable.Column, _ operator: String
+        ) throws -> DatabaseValue {
             let literal = value.literal
             if literal.kind == .null { return .null }
             func refuse(_ what: String) -> FilterError {
@@ -201,9 +230,85 @@
                 return literal.value
             case .other:
                 guard literal.kind == .text || literal.kind == .date else {
-                    throw refuse("values written as text, such as '…',")
+                    throw mismatch(
+                        "column \"\(column.name)\" (\(column.type)) takes values written as quoted text, such as "
+                            + "'\(literal.value.cellText)', but \(literal.description) is "
+                            + Self.article(literal.kind),
+                        value.position, value.length)
+                }
+                if column.checksLiterals {
+                    try check(
+                        literal.value, for: column, column.form == .value ? `operator` : nil, value.position,
+                        value.length)
                 }
                 return literal.value
+            }
+        }
+
+        /// Asks the server whether the column's type takes `literal` (when given) and has
+        /// `operator` (when given), so that what it refuses is a usage error that names the
+        /// column, rather than the server's error once the query runs.
+        private func check(
+            _ literal: DatabaseValue?, for column: PostgreSQLTable.Column, _ operator: String?, _ position: Int,
+            _ length: Int
+        ) throws {
+            let type = column.baseType
+            var sql = "SELECT " + (literal == nil ? "NULL" : "CAST($1::text AS \(type)) IS NULL")
+            // An operator's name cannot be bound; these are the filter language's own.
+            if let `operator` { sql += ", CAST(NULL AS \(type)) \(`operator`) CAST(NULL AS \(type))" }
+            do {
+                _ = try foreignKeys.connection.fetchAll(sql, literal.map { [$0] } ?? [])
+            } catch let error as PostgreSQLError {
+                guard let state = error.sqlState, state.hasPrefix("22") || state.hasPrefix("42") else { throw error }
+                let what =
+                    state.hasPrefix("22") && literal != nil
+                    ? "does not take " + (literal.map { "'\($0.cellText)'" } ?? "")
+                    : "cannot be compared with \(`operator` ?? "=") on PostgreSQL"
+                throw mismatch(
+                    "column \"\(column.name)\" (\(column.type)) \(what): \(error.message)", position, length)
+            }
+        }
+
+        /// The two doubles either side of an integer that no double equals, or nil for any
+        /// other value: SQLite compares an integer with a real exactly, where PostgreSQL would
+        /// round the integer to a double first.
+        static func doubles(around value: DatabaseValue) -> (below: Double, above: Double)? {
+            guard case .integer(let integer) = value, Double(exactly: integer) == nil else { return nil }
+            let nearest = Double(integer)
+            // 2⁶³, the nearest double to the largest integers, is above every Int64.
+            if let rounded = Int64(exactly: nearest), rounded < integer { return (nearest, nearest.nextUp) }
+            return (nearest.nextDown, nearest)
+        }
+
+        /// `value` compared with an integer exactly, by the doubles either side of it when no
+        /// double equals it, in a form that stays null for a null value: no double lies strictly
+        /// between the two, so `=` holds for none.
+        static func compare(
+            _ value: SQLExpression, _ comparison: FilterExpression.Comparison, between below: Double, and above: Double
+        ) -> SQLExpression {
+            let (below, above) = (DatabaseValue.real(below), DatabaseValue.real(above))
+            return switch comparison {
+            case .less, .lessOrEqual: value <= below
+            case .greater, .greaterOrEqual: value >= above
+            case .equal: value > below && value < above
+            case .notEqual: !(value > below && value < above)
+            }
+        }
+
+        /// `value` compared with a bound value, exactly as SQLite compares a real with it.
+        static func compare(_ value: SQLExpression, _ comparison: FilterExpression.Comparison, _ bound: DatabaseValue)
+            -> SQLExpression
+        {
+            if let (below, above) = doubles(around: bound) {
+                return compare(value, comparison, between: below, and: above)
+            }
+            return switch comparison {
+            case .equal: value == bound
+            case .notEqual: value != bound
+            case .less: value < bound
+            case .lessOrEqual: value <= bound
+            case .greater: value > bound
+            case .greaterOrEqual: value >= bound
             }
         }
 

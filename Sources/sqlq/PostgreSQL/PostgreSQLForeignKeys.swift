@@ -67,6 +67,10 @@
 
         /// The foreign keys `table` declares, in the order SQLite lists a table's (the last
         /// declared first), each key's columns in its order.
+        ///
+        /// A key that refers to a partitioned table has a row of its own in the catalog for each
+        /// partition, under the key's (`conparentid`, on the same table): those are the key's, not
+        /// other keys. A partition's copy of its parent table's key is the partition's own key.
         private func foreignKeys(of table: PostgreSQLTable) throws -> [ForeignKey] {
             if let known = keys[table.quotedName] { return known }
             let rows = try connection.fetchAll(
@@ -83,6 +87,9 @@
                     ON co.oid = pa.attcollation AND pa.attcollation <> ca.attcollation
                 LEFT JOIN pg_catalog.pg_namespace AS cn ON cn.oid = co.collnamespace
                 WHERE c.conrelid = $1::regclass AND c.contype = 'f'
+                    AND NOT EXISTS (
+                        SELECT FROM pg_catalog.pg_constraint AS whole
+                        WHERE whole.oid = c.conparentid AND whole.conrelid = c.conrelid)
                 ORDER BY c.oid DESC, k.position
                 """, [.text(table.quotedName)])
             var found: [ForeignKey] = []

@@ -99,6 +99,8 @@
                 }
             } catch let violation as ConstraintViolation {
                 throw CommandError.failure("\(violation.underlying)\n  nothing was imported")
+            } catch let error as PostgreSQLTimeLimitError {
+                throw CommandError.failure("\(error)\n  nothing was imported")
             } catch let error as PostgreSQLError {
                 throw CommandError.failure("\(error)\n  nothing was imported")
             }
@@ -219,9 +221,12 @@
             return Self.message(of: error)
         }
 
-        /// Whether the server refused a statement for its values, rather than the connection failing.
+        /// Whether the server refused a statement for its values, rather than the connection
+        /// failing or a time limit passing (which trying the rows one by one would only repeat).
         private static func isRefusal(_ error: any Error) -> Bool {
-            error is ConstraintViolation || (error as? PostgreSQLError)?.kind == .server
+            if error is ConstraintViolation { return true }
+            guard let error = error as? PostgreSQLError, error.kind == .server else { return false }
+            return PostgreSQLTimeLimitError(error, timeout: 0) == nil
         }
 
         /// The server's message and detail, without the SQL (the detail of a NOT NULL violation,

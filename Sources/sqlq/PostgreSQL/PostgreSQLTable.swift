@@ -5,7 +5,8 @@
     /// A table or view of the search path's schemas, with its columns as the catalog declares
     /// them: what names are checked against and values are cast to.
     struct PostgreSQLTable {
-        /// How sqlq treats a column's values: PostgreSQL's type categories (`pg_type.typcategory`).
+        /// How sqlq treats a column's values: PostgreSQL's type categories (`pg_type.typcategory`)
+        /// of the column's type, or of the base type of a domain.
         enum Kind: Equatable {
             /// `smallint`, `integer`, `bigint`.
             case integer
@@ -33,13 +34,55 @@
             var isNumber: Bool { self == .integer || self == .float || self == .numeric }
         }
 
+        /// How comparisons, sorts and facets read a column's values, so that they order them as
+        /// SQLite orders the values the column prints.
+        enum Form: Equatable {
+            /// As they are.
+            case value
+            /// Text, byte by byte (`COLLATE "C"`, SQLite's BINARY collation), whatever the
+            /// column's collation.
+            case text
+            /// Dates, times, enums and `char(n)`: their text form, byte by byte, as SQLite compares
+            /// the same values stored as text: not in the order of an enum's labels, and a
+            /// `char(n)` as it prints, without its padding.
+            case textForm
+            /// `real`: the double that the value's shortest text reads as, which is what it
+            /// prints and what SQLite would store for it.
+            case printedDouble
+        }
+
         struct Column {
             let name: String
             /// The type as `format_type` spells it, without its modifier (`character varying`,
-            /// not `character varying(20)`): what a bound value is cast to, so that the cast
-            /// never truncates it.
+            /// not `character varying(20)`): what errors name.
             let type: String
             let kind: Kind
+            /// The base type, schema-qualified and quoted (the type itself unless it is a
+            /// domain): what a literal is checked against.
+            let baseType: String
+            let form: Form
+
+            /// Whether a literal is checked against the type on the server before the query runs,
+            /// so that a value the type refuses, or an operator it lacks, is a usage error that
+            /// names the column: types sqlq does not compare in a form of its own (UUIDs, JSON,
+            /// arrays…), and enums, whose labels are their only values.
+            var checksLiterals: Bool { kind == .other && (form == .value || isEnum) }
+            let isEnum: Bool
+
+            init(name: String, type: String, baseType: String, baseName: String, category: String, isEnum: Bool) {
+                self.name = name
+                self.type = type
+                self.baseType = baseType
+                self.isEnum = isEnum
+                kind = Kind(type: baseName, category: category)
+                form =
+                    switch kind {
+                    case .string: baseName == "character" ? .textForm : .text
+                    case .float: baseName == "real" ? .printedDouble : .value
+                    case .other: isEnum || category == "D" ? .textForm : .value
+                    case .integer, .numeric, .boolean: .value
+                    }
+            }
         }
 
         let schema: String
@@ -85,18 +128,31 @@
             self.schema = schema
             self.name = name
             self.isView = isView
+            // A domain is classified by its base type, followed through domains over domains.
             columns = try connection.fetchAll(
                 """
-                SELECT a.attname::text, pg_catalog.format_type(a.atttypid, NULL), t.typcategory::text
-                FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_type AS t ON t.oid = a.atttypid
+                SELECT a.attname::text, pg_catalog.format_type(a.atttypid, NULL), pg_catalog.format_type(b.oid, NULL),
+                    b.typcategory::text, (b.typtype = 'e')::int, bn.nspname::text, b.typname::text
+                FROM pg_catalog.pg_attribute AS a
+                CROSS JOIN LATERAL (
+                    WITH RECURSIVE chain(oid, depth) AS (
+                        SELECT a.atttypid, 0
+                        UNION ALL
+                        SELECT t.typbasetype, chain.depth + 1
+                        FROM chain JOIN pg_catalog.pg_type AS t ON t.oid = chain.oid
+                        WHERE t.typtype = 'd' AND chain.depth < 32)
+                    SELECT chain.oid FROM chain ORDER BY chain.depth DESC LIMIT 1) AS base
+                JOIN pg_catalog.pg_type AS b ON b.oid = base.oid
+                JOIN pg_catalog.pg_namespace AS bn ON bn.oid = b.typnamespace
                 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
                 ORDER BY a.attnum
                 """, [.text(Self.quote(schema) + "." + Self.quote(name))]
             ).map { row in
-                let type = row.value(at: 1).cellText
-                return Column(
-                    name: row.value(at: 0).cellText, type: type,
-                    kind: Kind(type: type, category: row.value(at: 2).cellText))
+                Column(
+                    name: row.value(at: 0).cellText, type: row.value(at: 1).cellText,
+                    baseType: Self.quote(row.value(at: 5).cellText) + "." + Self.quote(row.value(at: 6).cellText),
+                    baseName: row.value(at: 2).cellText, category: row.value(at: 3).cellText,
+                    isEnum: row.value(at: 4) == .integer(1))
             }
         }
 

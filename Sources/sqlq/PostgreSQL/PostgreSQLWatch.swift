@@ -45,6 +45,7 @@
             let json = options.format == .json || options.format == .ndjson
             let format = options.format
             let counts = options.count
+            let timeout = url.timeout
             // Installed before the first draw: a Ctrl-C as soon as a result shows stops the watch.
             let watching = Lock<(task: Task<Void, Never>?, interrupted: Bool)>((nil, false))
             let interrupt = InterruptSignal {
@@ -70,7 +71,11 @@
                     let (result, error) = (reader.wrappedValue, reader.loadError)
                     // The placeholder has no columns, unlike every real result (a count included).
                     if result == .empty && error == nil { continue }
-                    display.show(result, error: error.map { ExitStatus.message(for: $0) })
+                    display.show(
+                        result,
+                        error: error.map {
+                            ExitStatus.message(for: PostgreSQLTimeLimitError($0, timeout: timeout) ?? $0)
+                        })
                 }
             }
             watching.withLock { state in

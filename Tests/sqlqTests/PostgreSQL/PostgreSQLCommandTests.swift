@@ -1,5 +1,7 @@
 #if PostgreSQL
     import Foundation
+    import Glibc
+    import Locking
     import PostgreSQL
     import PostgreSQLTestServer
     import Testing
@@ -281,6 +283,110 @@
             #expect(ContinuousClock.now - silentStart < .seconds(60))
         }
 
+        @Test("--timeout bounds each command's wait for another session's lock, and says which limit passed")
+        func timeout() async throws {
+            let fixture = try await PostgreSQLFixture.make([
+                "CREATE TABLE pub (id integer PRIMARY KEY, v text)", "INSERT INTO pub VALUES (1, 'a')",
+            ])
+            defer { Task { await fixture.close() } }
+            let files = try TemporaryDirectory()
+            let csv = try files.write("rows.csv", "id,v\n2,b\n")
+            let url = fixture.url
+            let commands = [
+                ["query", "pub", "--timeout", "1"], ["query", "pub", "--facet", "v", "--timeout", "1"],
+                ["query", "pub", "--count", "--timeout", "0"], ["schema", "pub", "--timeout", "1"],
+                ["delete", "pub", "--where", "id = 1", "--yes", "--timeout", "1"],
+                ["import", "pub", csv, "--timeout", "1"], ["install-notifications", "pub", "--timeout", "1"],
+            ]
+            let holder = try await PostgreSQLDatabase(fixture.database.configuration)
+            // The lock is held until every command has exited, or outwaited a bound far beyond
+            // its --timeout: a command that waits for the lock's release fails the test.
+            let results = try await holder.transaction { tx in
+                try await tx.execute("LOCK pub IN ACCESS EXCLUSIVE MODE")
+                var results: [CommandResult] = []
+                for arguments in commands {
+                    results.append(
+                        try await TestServer.offPool {
+                            try BackgroundCommand(arguments + ["--db", url]).wait(limit: 30)
+                        })
+                }
+                return results
+            }
+            await holder.close()
+            // An install gives way to the lock for as long as --timeout, not its own 30 s.
+            let install = try #require(results.last)
+            #expect(install.status == 1, "\(install.errors)")
+            #expect(
+                install.errors.hasPrefix(
+                    "Error: PostgreSQL: cannot install change notifications: other transactions held table "
+                        + "\"public\".\"pub\" for 1 s; nothing of it was changed"),
+                "\(install.errors)")
+            for (arguments, result) in zip(commands.dropLast(), results) {
+                #expect(result.status == 1, "\(arguments): \(result.errors)")
+                let limit = arguments.last == "0" ? "0" : "1"
+                #expect(
+                    result.errors.hasPrefix(
+                        "Error: another session held a lock that this command needs (on a table or rows it reads or "
+                            + "writes) for longer than --timeout (\(limit) s), so PostgreSQL cancelled the statement"),
+                    "\(arguments): \(result.errors)")
+                #expect(result.errors.contains("or wait longer with --timeout SECONDS\n  SQL: "), "\(arguments)")
+            }
+            #expect(results[4].errors.hasSuffix("\n  nothing was deleted\n"), "\(results[4].errors)")
+            #expect(results[5].errors.hasSuffix("\n  nothing was imported\n"), "\(results[5].errors)")
+            let after = try await fixture.run(["query", "pub", "--format", "csv"])
+            #expect(after.output == "id,v\r\n1,a\r\n", "\(after.errors)")
+        }
+
+        @Test("A missing password, and a server that is not PostgreSQL, are told in words that say what to do")
+        func connectionFailures() async throws {
+            try await TestCluster.with(tcp: true) { cluster in
+                try await cluster.requirePassword(role: "pwuser", password: "secret")
+                let url = "postgresql://pwuser@127.0.0.1:\(cluster.port)/postgres"
+                let missing = try await TestServer.sqlq(["tables", "--db", url], environment: ["PGPASSWORD": ""])
+                #expect(missing.status == 1)
+                #expect(
+                    missing.errors
+                        == "Error: cannot connect to the PostgreSQL server of \(url): the server asks for a password "
+                        + "for role \"pwuser\", and none was given: put it in the URL "
+                        + "(postgresql://pwuser:PASSWORD@127.0.0.1:\(cluster.port)/postgres, with any of : @ / ? # % in "
+                        + "it percent-encoded) or in the PGPASSWORD environment variable (sqlq reads no .pgpass file)\n"
+                )
+                let given = try await TestServer.sqlq(["tables", "--db", url], environment: ["PGPASSWORD": "secret"])
+                #expect(given.status == 0, "\(given.errors)")
+                let wrong = try await TestServer.sqlq(["tables", "--db", url], environment: ["PGPASSWORD": "wrong"])
+                #expect(wrong.status == 1)
+                #expect(wrong.errors.contains("password authentication failed for user \"pwuser\""), "\(wrong.errors)")
+            }
+
+            for (behaviour, mode) in [
+                (JunkServer.Behaviour.answerAndClose, "disable"), (.answerAndClose, "prefer"), (.close, "prefer"),
+            ] {
+                let junk = try JunkServer(behaviour)
+                defer { junk.stop() }
+                let url = "postgresql://me@127.0.0.1:\(junk.port)/db?sslmode=\(mode)&connect_timeout=60"
+                let result = try await TestServer.offPool {
+                    try BackgroundCommand(["tables", "--db", url]).wait(limit: 30)
+                }
+                #expect(result.status == 1, "\(behaviour), \(mode)")
+                #expect(
+                    result.errors.hasPrefix(
+                        "Error: cannot connect to the PostgreSQL server of postgresql://me@127.0.0.1:\(junk.port)/db: "
+                            + "what answers at 127.0.0.1:\(junk.port) did not answer as a PostgreSQL server (it "),
+                    "\(behaviour), \(mode): \(result.errors)")
+                #expect(result.errors.hasSuffix("; check the URL's host and port\n"), "\(result.errors)")
+            }
+            // One that answers junk and keeps the connection open is told apart at connect_timeout.
+            let junk = try JunkServer(.answerAndHold)
+            defer { junk.stop() }
+            let held = try await TestServer.sqlq([
+                "tables", "--db", "postgresql://me@127.0.0.1:\(junk.port)/db?connect_timeout=1",
+            ])
+            #expect(held.status == 1)
+            #expect(
+                held.errors.contains(": nothing answered as a PostgreSQL server within connect_timeout (1 s): "),
+                "\(held.errors)")
+        }
+
         @Test("Hostile values round-trip unchanged")
         func hostileValues() async throws {
             let values = [
@@ -306,6 +412,74 @@
             #expect(found.output == "id\r\n2\r\n7\r\n", "\(found.errors)")
             let tables = try await fixture.run(["tables"])
             #expect(tables.output == "t\n")
+        }
+    }
+
+    /// A TCP listener on 127.0.0.1 that is no PostgreSQL server: each connection it accepts
+    /// gets an HTTP error, or nothing, as `behaviour` says.
+    final class JunkServer: Sendable {
+        enum Behaviour: Sendable {
+            /// Writes an HTTP response, then closes.
+            case answerAndClose
+            /// Writes an HTTP response, and keeps the connection open.
+            case answerAndHold
+            /// Closes at once.
+            case close
+        }
+
+        let port: Int
+        private let listener: TCPListener
+        private let held = Lock<[Int32]>([])
+
+        init(_ behaviour: Behaviour) throws {
+            listener = try TCPListener()
+            port = listener.port
+            let (descriptor, held) = (listener.descriptor, held)
+            Thread {
+                while true {
+                    let connection = accept(descriptor, nil, nil)
+                    guard connection >= 0 else { return }
+                    if behaviour != .close {
+                        let answer = Array(
+                            "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                        _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    }
+                    if behaviour == .answerAndHold {
+                        held.withLock { $0.append(connection) }
+                    } else {
+                        Glibc.close(connection)
+                    }
+                }
+            }.start()
+        }
+
+        /// Stops listening (which ends the accepting thread) and closes the connections held.
+        func stop() {
+            shutdown(listener.descriptor, Int32(SHUT_RDWR))
+            listener.close()
+            for connection in held.withLock({ $0 }) { Glibc.close(connection) }
+        }
+    }
+
+    extension TestCluster {
+        /// Makes `role` log in over TCP with `password` only (SCRAM), the cluster's other logins
+        /// staying trusted.
+        func requirePassword(role: String, password: String) async throws {
+            let admin = try await PostgreSQLDatabase(configuration(database: "postgres"))
+            try await admin.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
+            let file = "\(directory)/data/pg_hba.conf"
+            let rules = try String(contentsOfFile: file, encoding: .utf8)
+            // The first matching line decides: this one comes before initdb's trust lines.
+            try ("host all \(role) 127.0.0.1/32 scram-sha-256\n" + rules).write(
+                toFile: file, atomically: false, encoding: .utf8)
+            _ = try await admin.fetchAll("SELECT pg_reload_conf()")
+            // The reload is asynchronous: wait until the server reads the new rule.
+            while try await admin.fetchAll(
+                "SELECT 1 FROM pg_hba_file_rules WHERE \(String.quotedLiteral(role)) = ANY(user_name)"
+            ).isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await admin.close()
         }
     }
 #endif

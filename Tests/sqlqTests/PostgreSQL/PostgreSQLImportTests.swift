@@ -282,7 +282,7 @@
             #expect(try await fixture.run(query).output == (try await TestServer.sqlq(query + ["--db", path])).output)
             var deleted = 0
             for round in 0..<25 {
-                let filter = PostgreSQLDifferentialTests.randomPredicate(&random)
+                let filter = PostgreSQLDifferentialTests.randomPredicate(&random, typedColumns: false)
                 let arguments = ["delete", "t", "--where", filter, "--yes"]
                 let onSQLite = try await TestServer.sqlq(arguments + ["--db", path])
                 let onPostgreSQL = try await fixture.run(arguments)
