@@ -360,13 +360,8 @@ struct ChangeListenerTests {
             #expect(try await listeningBackends(db) == 1)
 
             second.cancel()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await listeningBackends(db) > 0 {
-                guard ContinuousClock.now < deadline else {
-                    Issue.record("the listening connection is still open 10 s after the last cancellation")
-                    return
-                }
-                try await Task.sleep(for: .milliseconds(10))
+            try await TestServer.until("the listening connection closes after the last cancellation") {
+                try await listeningBackends(db) == 0
             }
             // A later subscriber starts afresh.
             let fresh = ChangeListener.shared(for: db.configuration)

@@ -41,15 +41,6 @@ struct ChangeLogSecurityTests {
         await admin.close()
     }
 
-    /// Checks `condition` every 10 ms until it holds, for at most ``hangLimit``.
-    static func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + hangLimit
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut(description: "never: \(what)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     @Test func aWritersCastToJSONRunsAsTheWriterNeverAsTheInstaller() async throws {
         let attacker = Self.roleName("attacker")
         try await Self.withRoles([attacker]) { admin, roles in
@@ -205,7 +196,7 @@ struct ChangeLogSecurityTests {
                         finished.withLock { $0 = true }
                     }
                     // The install ends, or waits behind this transaction.
-                    try await Self.until("the install ends or waits") {
+                    try await TestServer.until("the install ends or waits") {
                         let waiting = try await db.fetchOne(
                             """
                             SELECT count(*) AS n FROM pg_locks AS l JOIN pg_stat_activity AS a USING (pid)
@@ -238,11 +229,7 @@ struct ChangeLogSecurityTests {
                     try await tx.execute("LOCK TABLE a IN ROW EXCLUSIVE MODE")
                     // The install, while this transaction holds a.
                     let install = Task { try await db.installChangeNotifications(on: ["b", "a"]) }
-                    try await Self.until("the install waits for table a") {
-                        let waiting = try await writer.fetchOne(
-                            "SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND relation = 'a'::regclass")
-                        return try waiting?["n"] as Int? ?? 0 > 0
-                    }
+                    try await TestServer.untilWaiting(forLockOn: "a", in: writer)
                     // While the install waits for a, b takes writes, and its triggers record them.
                     try await writer.execute("INSERT INTO b VALUES (1)")
                     let recorded = try await writer.fetchOne(

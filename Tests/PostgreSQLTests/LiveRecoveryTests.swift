@@ -88,7 +88,7 @@ struct LiveRecoveryTests {
             """)
         #expect(ended.count >= 3)
         let pids: [Int] = try ended.map { try $0["pid"] }
-        try await PoolTests.until("the terminated backends have exited") {
+        try await TestServer.until("the terminated backends have exited") {
             let left = try await admin.fetchAll(
                 "SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])",
                 [.text("{" + pids.map(String.init).joined(separator: ",") + "}")])

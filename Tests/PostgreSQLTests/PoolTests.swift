@@ -8,17 +8,6 @@ import Testing
 /// closed its connections.
 @Suite(.postgreSQLInstalled, .timeLimit(.minutes(2)))
 struct PoolTests {
-    /// Polls `condition` until it holds, for at most `limit`.
-    static func until(
-        _ what: String, limit: Duration = .seconds(20), _ condition: () async throws -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw TestServerError("timed out waiting until \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test func sequentialTransactionsReuseConnections() async throws {
         let configuration = try await TestServer.makeConfiguration()
         let db = try await PostgreSQLDatabase(configuration)
@@ -82,7 +71,7 @@ struct PoolTests {
         let pid: Int = try #require(try await db.fetchOne("SELECT pg_backend_pid()"))[0]
         let admin = try await PostgreSQLDatabase(configuration)
         try await admin.execute("SELECT pg_terminate_backend($1)", [.integer(Int64(pid))])
-        try await Self.until("the backend has exited") {
+        try await TestServer.until("the backend has exited") {
             try await admin.fetchAll("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [.integer(Int64(pid))]).isEmpty
         }
         await admin.close()
@@ -186,7 +175,7 @@ struct PoolTests {
         }
         for await _ in inside { break }
         let waiting = Task { try await db.execute("SELECT 1") }
-        try await Self.until("the statement waits") { db.pool.waiterCount == 1 }
+        try await TestServer.until("the statement waits") { db.pool.waiterCount == 1 }
         let started = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
@@ -210,7 +199,7 @@ struct PoolTests {
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         #expect(try #require(try await admin.fetchOne(count))[0] as Int > 1)
         await db.close()
-        try await Self.until("the server saw every connection close") {
+        try await TestServer.until("the server saw every connection close") {
             try #require(try await admin.fetchOne(count))[0] as Int == 0
         }
         await admin.close()

@@ -474,10 +474,10 @@
                 toFile: file, atomically: false, encoding: .utf8)
             _ = try await admin.fetchAll("SELECT pg_reload_conf()")
             // The reload is asynchronous: wait until the server reads the new rule.
-            while try await admin.fetchAll(
-                "SELECT 1 FROM pg_hba_file_rules WHERE \(String.quotedLiteral(role)) = ANY(user_name)"
-            ).isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
+            try await TestServer.until("the server reads the new rule") {
+                try await !admin.fetchAll(
+                    "SELECT 1 FROM pg_hba_file_rules WHERE \(String.quotedLiteral(role)) = ANY(user_name)"
+                ).isEmpty
             }
             await admin.close()
         }

@@ -124,16 +124,7 @@
                 try await tx.execute("INSERT INTO dt VALUES (4, 'old')")
                 try await tx.execute("LOCK dt IN SHARE MODE")
                 let delete = Task { try await fixture.run(["delete", "dt", "--where", "tag = 'old'", "--yes"]) }
-                let deadline = ContinuousClock.now + .seconds(60)
-                while try await fixture.database.fetchOne(
-                    "SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND relation = 'dt'::regclass")?["n"] as Int?
-                    == 0
-                {
-                    guard ContinuousClock.now < deadline else {
-                        throw TestServerError("the delete never waited for dt")
-                    }
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                try await TestServer.untilWaiting(forLockOn: "dt", in: fixture.database)
                 return delete
             }
             let result = try await delete.value
