@@ -79,6 +79,7 @@ extension PostgreSQLDatabase {
 
     /// The event trigger function of schema changes, and its two event triggers.
     static let schemaChangeFunction = "live_query_notify_schema_change"
+    static let qualifiedSchemaChangeFunction = "live_query.live_query_notify_schema_change"
     static let schemaChangeTriggers = [
         "live_query_schema_changes": "ddl_command_end", "live_query_schema_drops": "sql_drop",
     ]
@@ -127,7 +128,11 @@ extension PostgreSQLDatabase {
     /// ``installChangeNotifications(on:schema:)``, which takes the locks a step needs a short
     /// while at a time.
     public static func changeNotificationSQL(on tables: [String], schema: String? = nil) -> String {
-        tables.reduce(changeLogSQL) { $0 + changeTriggerSQL(on: $1, schema: schema) }
+        tables.reduce(
+            ownershipCheckSQL(
+                trusting: "SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolname = current_user",
+                for: "the installing role") + changeLogSQL
+        ) { $0 + changeTriggerSQL(on: $1, schema: schema) }
     }
 
     /// The part of ``changeNotificationSQL(on:schema:)`` that installs the log, its view and
@@ -222,8 +227,10 @@ extension PostgreSQLDatabase {
             """
         // A record's table is the OID that starts its payload. A role sees the records of the
         // tables it may read a column of: the rows too when it may read every column and no
-        // row-level security applies to it, the table alone otherwise; a record whose table is
-        // gone, or that names none, as a change of any table. The functions run as the role
+        // row-level security applies to it, the table alone otherwise; of a partition it may not
+        // read, the table alone when it may read a table the partition is part of (the rows are
+        // that table's too); a record whose table is gone, or that names none, as a change of any
+        // table. The functions run as the role
         // that reads (a view checks only its tables as its owner). No security barrier, so that
         // a read's `id > $1` takes the index rather than check every record: a reader's own
         // condition evaluated before the view's sees the payload column only as computed here,
@@ -232,7 +239,8 @@ extension PostgreSQLDatabase {
         let view = """
             CREATE OR REPLACE VIEW \(readableChangeLog) AS
                 SELECT c.id, c.xid,
-                    CASE WHEN r.relation IS NULL OR p.readable IS NULL OR NOT p.readable THEN NULL
+                    CASE WHEN q.through_parent THEN r.relation::pg_catalog.text
+                        WHEN r.relation IS NULL OR p.readable IS NULL OR NOT p.readable THEN NULL
                         WHEN NOT pg_catalog.has_table_privilege(r.relation, 'SELECT') THEN r.relation::pg_catalog.text
                         WHEN pg_catalog.row_security_active(r.relation) THEN r.relation::pg_catalog.text
                         ELSE c.payload
@@ -245,19 +253,24 @@ extension PostgreSQLDatabase {
                             THEN h.head::pg_catalog.int8::pg_catalog.oid END
                     END AS relation) AS r
                 CROSS JOIN LATERAL (SELECT pg_catalog.has_any_column_privilege(r.relation, 'SELECT') AS readable) AS p
-                WHERE r.relation IS NULL OR p.readable IS NOT FALSE
+                CROSS JOIN LATERAL (
+                    SELECT CASE WHEN p.readable IS NOT FALSE THEN false ELSE EXISTS (
+                        SELECT FROM pg_catalog.pg_partition_ancestors(r.relation) AS a
+                        WHERE a.relid OPERATOR(pg_catalog.<>) r.relation AND pg_catalog.has_table_privilege(a.relid, 'SELECT')
+                    ) END AS through_parent) AS q
+                WHERE r.relation IS NULL OR p.readable IS NOT FALSE OR q.through_parent
             """
-        // The record's table must be one the writer may change: no role adds records of
-        // another's tables. Its id and xid are always the log's own.
+        // Records come from triggers only. Which table a record names is not checked: a write
+        // may reach a table through a view or column privileges that no check of the writer's
+        // own rights sees (such a check made those writes fail), and a record a role's own
+        // trigger makes up costs that table's readers a refetch, as a notification on the
+        // channel, which any role may send, does; never a missed change, and never a row. Its id
+        // and xid are always the log's own.
+        let writerCheck = "pg_catalog.pg_trigger_depth() OPERATOR(pg_catalog.>) 0"
         let writerPolicy = """
-            CREATE POLICY live_query_writers ON \(changeLog) FOR INSERT TO PUBLIC WITH CHECK (
-                    CASE WHEN pg_catalog.split_part(payload, ' ', 1) OPERATOR(pg_catalog.~) '^[0-9]{1,10}$' THEN
-                        pg_catalog.has_table_privilege(
-                            pg_catalog.split_part(payload, ' ', 1)::pg_catalog.int8::pg_catalog.oid,
-                            'INSERT, UPDATE, DELETE, TRUNCATE')
-                    ELSE false END)
+            CREATE POLICY live_query_writers ON \(changeLog) FOR INSERT TO PUBLIC WITH CHECK (\(writerCheck))
             """
-        let version = String.quotedLiteral(changeLogVersion(of: triggerFunction + prune + view))
+        let version = String.quotedLiteral(changeLogVersion(of: triggerFunction + prune + view + writerCheck))
         return """
             DO $live_query$
             BEGIN
@@ -321,6 +334,7 @@ extension PostgreSQLDatabase {
                     \(triggerFunction);
                     \(prune);
                     \(view);
+                    ALTER POLICY live_query_writers ON \(changeLog) WITH CHECK (\(writerCheck));
                     GRANT SELECT ON \(readableChangeLog) TO PUBLIC;
                     COMMENT ON VIEW \(readableChangeLog) IS \(version);
                 END IF;
@@ -341,8 +355,48 @@ extension PostgreSQLDatabase {
             """
     }
 
+    /// A `DO` block that refuses to go on when the schema `live_query` or anything in it
+    /// belongs to a role that is neither `trusted` (a role name as SQL computes it) nor a
+    /// superuser: whoever owns the trigger function runs code as every writer of the notified
+    /// tables, and whoever owns the schema or the log reads every record. A role that could
+    /// create the schema first must not gain those rights over another's tables.
+    static func ownershipCheckSQL(trusting trusted: String, for who: String) -> String {
+        // Inside a literal that `format` reads.
+        let who = who.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "%", with: "%%")
+        return doBlock(
+            """
+            DECLARE
+                foreign_object record;
+            BEGIN
+                SELECT o.what, o.owner::pg_catalog.regrole::pg_catalog.text AS owner INTO foreign_object FROM (
+                    SELECT 'the schema live_query' AS what, n.nspowner AS owner
+                    FROM pg_catalog.pg_namespace AS n WHERE n.nspname = 'live_query'
+                    UNION ALL
+                    SELECT pg_catalog.format('%s', c.oid::pg_catalog.regclass), c.relowner
+                    FROM pg_catalog.pg_class AS c WHERE c.relnamespace = pg_catalog.to_regnamespace('live_query')
+                    UNION ALL
+                    SELECT pg_catalog.format('%s', p.oid::pg_catalog.regprocedure), p.proowner
+                    FROM pg_catalog.pg_proc AS p WHERE p.pronamespace = pg_catalog.to_regnamespace('live_query')
+                ) AS o
+                WHERE o.owner OPERATOR(pg_catalog.<>) (\(trusted))
+                    AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles AS r WHERE r.oid = o.owner)
+                LIMIT 1;
+                IF FOUND THEN
+                    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+                        MESSAGE = pg_catalog.format(
+                            '%s belongs to role %s, which is neither \(who) nor a superuser: its owner would run code '
+                            'as every writer of the notified tables and read their changes', foreign_object.what,
+                            foreign_object.owner),
+                        HINT = 'have a superuser own the schema live_query and everything in it, or drop it '
+                            '(DROP SCHEMA live_query CASCADE) and install again';
+                END IF;
+            END
+            """)
+    }
+
     /// The part of ``changeNotificationSQL(on:schema:)`` that installs the triggers of `table`:
-    /// nothing when they are in place, enabled, and the former trigger gone.
+    /// nothing when they are in place, enabled, and the former trigger gone; nothing at all,
+    /// with an error, when the log's schema is not the table owner's or a superuser's.
     static func changeTriggerSQL(on table: String, schema: String?) -> String {
         let target = (schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table)
         let expected = changeTriggers.map {
@@ -358,27 +412,30 @@ extension PostgreSQLDatabase {
 
                 """
         }
-        return doBlock(
-            """
-            BEGIN
-                IF (
-                    SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger AS t
-                    JOIN (VALUES \(expected)) AS w (name, type, old, new)
-                        ON t.tgname OPERATOR(pg_catalog.=) w.name::pg_catalog.name
-                        AND t.tgtype OPERATOR(pg_catalog.=) w.type
-                        AND coalesce(t.tgoldtable, '') OPERATOR(pg_catalog.=) w.old::pg_catalog.name
-                        AND coalesce(t.tgnewtable, '') OPERATOR(pg_catalog.=) w.new::pg_catalog.name
-                    WHERE t.tgrelid = \(String.quotedLiteral(target))::pg_catalog.regclass
-                        AND t.tgfoid = '\(qualifiedChangeFunction)()'::pg_catalog.regprocedure AND t.tgenabled = 'A'
-                ) OPERATOR(pg_catalog.<>) \(changeTriggers.count) OR EXISTS (
-                    SELECT FROM pg_catalog.pg_trigger
-                    WHERE tgrelid = \(String.quotedLiteral(target))::pg_catalog.regclass
-                        AND tgname = \(String.quotedLiteral(formerChangeTrigger))
-                ) THEN
-            \(create)            DROP TRIGGER IF EXISTS \(String.quotedIdentifier(formerChangeTrigger)) ON \(target);
-                END IF;
-            END
-            """)
+        let owner =
+            "SELECT c.relowner FROM pg_catalog.pg_class AS c WHERE c.oid = \(String.quotedLiteral(target))::pg_catalog.regclass"
+        return ownershipCheckSQL(trusting: owner, for: "the owner of \(target)")
+            + doBlock(
+                """
+                BEGIN
+                    IF (
+                        SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger AS t
+                        JOIN (VALUES \(expected)) AS w (name, type, old, new)
+                            ON t.tgname OPERATOR(pg_catalog.=) w.name::pg_catalog.name
+                            AND t.tgtype OPERATOR(pg_catalog.=) w.type
+                            AND coalesce(t.tgoldtable, '') OPERATOR(pg_catalog.=) w.old::pg_catalog.name
+                            AND coalesce(t.tgnewtable, '') OPERATOR(pg_catalog.=) w.new::pg_catalog.name
+                        WHERE t.tgrelid = \(String.quotedLiteral(target))::pg_catalog.regclass
+                            AND t.tgfoid = '\(qualifiedChangeFunction)()'::pg_catalog.regprocedure AND t.tgenabled = 'A'
+                    ) OPERATOR(pg_catalog.<>) \(changeTriggers.count) OR EXISTS (
+                        SELECT FROM pg_catalog.pg_trigger
+                        WHERE tgrelid = \(String.quotedLiteral(target))::pg_catalog.regclass
+                            AND tgname = \(String.quotedLiteral(formerChangeTrigger))
+                    ) THEN
+                \(create)            DROP TRIGGER IF EXISTS \(String.quotedIdentifier(formerChangeTrigger)) ON \(target);
+                    END IF;
+                END
+                """)
     }
 
     /// SQL that installs, idempotently, two event triggers of the whole database (on
@@ -389,24 +446,45 @@ extension PostgreSQLDatabase {
     ///
     /// Only a superuser may create event triggers: ``installChangeNotifications(on:schema:)``
     /// runs this SQL when it connects as one, and otherwise leaves it out (see
-    /// ``followsSchemaChanges()``); a superuser may run it in a migration instead.
+    /// ``followsSchemaChanges()``); a superuser may run it in a migration instead, after
+    /// ``changeNotificationSQL(on:schema:)``, which makes the schema `live_query` that holds their
+    /// function. The function names everything with its schema and runs with a fixed
+    /// `search_path`, as the role that runs each DDL statement does: nothing another role
+    /// creates runs in its place. Event triggers of earlier versions, whose function was in the
+    /// installer's current schema, are made to call this one.
     public static var schemaChangeNotificationSQL: String {
         var sql = """
-            CREATE OR REPLACE FUNCTION \(String.quotedIdentifier(schemaChangeFunction))() RETURNS event_trigger LANGUAGE plpgsql AS $$
+            DO $$
             BEGIN
-                PERFORM pg_notify(\(String.quotedLiteral(changeChannel)), \(String.quotedLiteral(schemaChangePayload)));
+                -- Another role's function of that name would run as everyone who changes the schema.
+                IF EXISTS (
+                    SELECT FROM pg_catalog.pg_proc AS p JOIN pg_catalog.pg_roles AS r ON r.oid = p.proowner
+                    WHERE p.oid = pg_catalog.to_regprocedure('\(qualifiedSchemaChangeFunction)()') AND NOT r.rolsuper
+                ) THEN
+                    DROP FUNCTION \(qualifiedSchemaChangeFunction)() CASCADE;
+                END IF;
+            END
+            $$;
+            CREATE OR REPLACE FUNCTION \(qualifiedSchemaChangeFunction)() RETURNS event_trigger LANGUAGE plpgsql
+                SET search_path = pg_catalog, pg_temp AS $$
+            BEGIN
+                PERFORM pg_catalog.pg_notify(\(String.quotedLiteral(changeChannel)), \(String.quotedLiteral(schemaChangePayload)));
             END
             $$;
 
             """
-        // No `CREATE OR REPLACE EVENT TRIGGER`: an existing one is kept.
+        // No `CREATE OR REPLACE EVENT TRIGGER`: one in place, calling this function, is kept.
         for (name, event) in schemaChangeTriggers.sorted(by: { $0.key < $1.key }) {
             sql += """
                 DO $$
                 BEGIN
-                    IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(String.quotedLiteral(name))) THEN
+                    IF NOT EXISTS (
+                        SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(String.quotedLiteral(name))
+                            AND evtfoid = '\(qualifiedSchemaChangeFunction)()'::pg_catalog.regprocedure
+                    ) THEN
+                        DROP EVENT TRIGGER IF EXISTS \(String.quotedIdentifier(name));
                         CREATE EVENT TRIGGER \(String.quotedIdentifier(name)) ON \(event)
-                            EXECUTE FUNCTION \(String.quotedIdentifier(schemaChangeFunction))();
+                            EXECUTE FUNCTION \(qualifiedSchemaChangeFunction)();
                     END IF;
                     IF NOT EXISTS (
                         SELECT FROM pg_catalog.pg_event_trigger WHERE evtname = \(String.quotedLiteral(name)) AND evtenabled = 'A'
@@ -459,16 +537,33 @@ extension PostgreSQLDatabase {
                         + "schema \(String.quotedIdentifier(name)); create it first")
             }
         }
-        var logSQL = Self.changeLogSQL
+        // The log of another role (not a superuser) is left as it is: each table's step then
+        // installs only when that role owns the table.
+        let foreign = try await fetchOne(
+            """
+            SELECT EXISTS (
+                SELECT FROM (
+                    SELECT n.nspowner AS owner FROM pg_catalog.pg_namespace AS n WHERE n.nspname = 'live_query'
+                    UNION ALL SELECT c.relowner FROM pg_catalog.pg_class AS c
+                    WHERE c.relnamespace = pg_catalog.to_regnamespace('live_query')
+                    UNION ALL SELECT p.proowner FROM pg_catalog.pg_proc AS p
+                    WHERE p.pronamespace = pg_catalog.to_regnamespace('live_query')
+                ) AS o JOIN pg_catalog.pg_roles AS r ON r.oid = o.owner
+                WHERE r.rolname <> current_user AND NOT r.rolsuper
+            ) AS yes
+            """)
+        var logSQL = try foreign?["yes"] as Bool? == true ? "" : Self.changeLogSQL
         let isSuperuser = try await fetchOne(
             "SELECT rolsuper AS yes FROM pg_catalog.pg_roles WHERE rolname = current_user")
         if let isSuperuser, try isSuperuser["yes"] as Bool {
             logSQL += Self.schemaChangeNotificationSQL
         }
-        try await installStep(logSQL, locking: "the change log \(Self.changeLog)") { tx in
-            // Two processes replacing the function at once would fail with "tuple concurrently
-            // updated": they take turns.
-            try await tx.execute("SELECT 1 FROM pg_advisory_xact_lock(hashtext($1))", [.text(Self.changeChannel)])
+        if !logSQL.isEmpty {
+            try await installStep(logSQL, locking: "the change log \(Self.changeLog)") { tx in
+                // Two processes replacing the function at once would fail with "tuple concurrently
+                // updated": they take turns.
+                try await tx.execute("SELECT 1 FROM pg_advisory_xact_lock(hashtext($1))", [.text(Self.changeChannel)])
+            }
         }
         for table in try await withPartitions(tables, schema: schema) {
             let name =
@@ -510,7 +605,8 @@ extension PostgreSQLDatabase {
         for table in try await withPartitions(tables, schema: schema) {
             let name =
                 (table.schema.map { String.quotedIdentifier($0) + "." } ?? "") + String.quotedIdentifier(table.name)
-            try await installStep(Self.dropTriggersSQL(on: name), locking: "table \(name)") { _ in }
+            try await installStep(Self.dropTriggersSQL(on: name), locking: "table \(name)", action: "uninstall") { _ in
+            }
         }
     }
 
@@ -528,7 +624,8 @@ extension PostgreSQLDatabase {
             """, [.text(Self.changeFunction)])
         for row in tables {
             let name: String = try row["name"]
-            try await installStep(Self.dropTriggersSQL(on: name), locking: "table \(name)") { _ in }
+            try await installStep(Self.dropTriggersSQL(on: name), locking: "table \(name)", action: "uninstall") { _ in
+            }
         }
         let events = Self.schemaChangeTriggers.keys.sorted().map {
             "DROP EVENT TRIGGER IF EXISTS \(String.quotedIdentifier($0));"
@@ -550,7 +647,7 @@ extension PostgreSQLDatabase {
             $live_query$;
             DROP SCHEMA IF EXISTS live_query CASCADE;
             """
-        try await installStep(script, locking: "the change log \(Self.changeLog)") { _ in }
+        try await installStep(script, locking: "the change log \(Self.changeLog)", action: "uninstall") { _ in }
     }
 
     /// SQL that drops the change triggers of `table` (a name as SQL writes it), when it has any.
@@ -592,7 +689,8 @@ extension PostgreSQLDatabase {
     /// is waited for longer than 100 ms; when one is, rolls back and runs it all again after a
     /// pause (20 ms, doubling up to 500 ms), for up to ``installPatience``.
     private func installStep(
-        _ script: String, locking what: String, prepare: (PostgreSQLTransaction) async throws -> Void
+        _ script: String, locking what: String, action: String = "install",
+        prepare: (PostgreSQLTransaction) async throws -> Void
     ) async throws {
         let started = ContinuousClock.now
         var pause = Duration.milliseconds(20)
@@ -609,8 +707,8 @@ extension PostgreSQLDatabase {
                         {
                             error.hint =
                                 "the change log is the table \(Self.changeLog), in a schema of its own: grant this role "
-                                + "CREATE on the database, or have a superuser run CREATE SCHEMA live_query AUTHORIZATION "
-                                + "\(String.quotedIdentifier(configuration.user)) once"
+                                + "CREATE on the database, or have a superuser install change notifications once, after "
+                                + "which each table's owner installs those of its own tables"
                             throw error
                         }
                     }
@@ -622,7 +720,7 @@ extension PostgreSQLDatabase {
                     throw PostgreSQLError(
                         kind: .other,
                         message:
-                            "cannot install change notifications: other transactions held \(what) for "
+                            "cannot \(action) change notifications: other transactions held \(what) for "
                             + "\(waited.components.seconds) s; nothing of it was changed. Try again when they have "
                             + "ended (pg_locks shows them)",
                         sql: error.sql)

@@ -68,6 +68,17 @@ extension PostgreSQLError {
         return failure
     }
 
+    /// The errno a connect failed with: the socket's, or the one that every address of a host
+    /// failed with; nil for any other failure.
+    private static func connectErrno(_ error: (any Error)?) -> CInt? {
+        if let error = error as? IOError { return error.errnoCode }
+        guard let error = error as? NIOConnectionError, !error.connectionErrors.isEmpty,
+            error.dnsAError == nil, error.dnsAAAAError == nil
+        else { return nil }
+        let codes = Set(error.connectionErrors.map { ($0.error as? IOError)?.errnoCode })
+        return codes.count == 1 ? codes.first! : nil
+    }
+
     /// Whether `error` is the connect deadline passing: the TCP connection's, or the login's.
     private static func isConnectTimeout(_ error: any Error) -> Bool {
         if case .connectTimeout = error as? ChannelError { return true }
@@ -89,6 +100,19 @@ extension PostgreSQLError {
         case .connectionError:
             if let tlsFailure = tlsFailure(error.underlying, server: server, tls: tls) {
                 return PostgreSQLError(kind: .connectionFailed, message: tlsFailure, sql: sql)
+            }
+            switch connectErrno(error.underlying) {
+            case ECONNREFUSED:
+                return PostgreSQLError(
+                    kind: .connectionFailed,
+                    message: "nothing listens at \(server) (connection refused); check that the server runs and "
+                        + "accepts connections there", sql: sql)
+            case ENOENT:
+                return PostgreSQLError(
+                    kind: .connectionFailed,
+                    message: "no PostgreSQL socket at \(server) (no such file); check that the server runs, and "
+                        + "that its socket directory and port are these", sql: sql)
+            default: break
             }
             let cause = error.underlying.map { String(describing: $0) } ?? "no connection"
             return PostgreSQLError(

@@ -41,7 +41,25 @@ struct ErrorTests {
         let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.description.contains(".s.PGSQL.5432") == true)
+        #expect(
+            error?.message.hasPrefix("no PostgreSQL socket at \(directory)/.s.PGSQL.5432 (no such file);") == true,
+            "\(error?.message ?? "")")
+        #expect(error?.message.contains("errno") == false)
         #expect(ContinuousClock.now - started < .seconds(60))
+    }
+
+    // The sentence says what was found at the address, without the connector's own words.
+    @Test(.timeLimit(.minutes(1)))
+    func aRefusedPortIsToldInASentence() async throws {
+        let configuration = PostgreSQLDatabase.Configuration(
+            address: .host("127.0.0.1", port: 1), user: "postgres", database: "postgres",
+            connectTimeout: .seconds(30))
+        let error = await #expect(throws: PostgreSQLError.self) { _ = try await PostgreSQLDatabase(configuration) }
+        #expect(error?.kind == .connectionFailed)
+        #expect(
+            error?.message.hasPrefix("nothing listens at 127.0.0.1:1 (connection refused);") == true,
+            "\(error?.message ?? "")")
+        #expect(error?.message.contains("SingleConnectionFailure") == false)
     }
 
     // A listener that answers an HTTP error and closes is no PostgreSQL server: said at once,

@@ -236,6 +236,43 @@ package final class LiveQueryEngine<Source: LiveQuerySource>: LiveCache, LeaseOw
             index(results, of: batch, readSince: commitCount)
             for (entry, result) in zip(batch, results) { entry.record.apply(result.result) }
             for (completion, outcome) in finish(batch, results) { completion(outcome) }
+            if failure == nil { retry(batch, results) }
+        }
+    }
+
+    /// Fetches again, after the source's delay, the queries of the round whose fetch failed for
+    /// a moment; the delay grows while retries keep failing, and starts over after a round
+    /// without such a failure.
+    private func retry(_ batch: [LiveQueryRoundEntry], _ results: [LiveQueryFetched]) {
+        let delay: Duration? = state.withLock { state in
+            var delay: Duration?
+            for (entry, result) in zip(batch, results) {
+                guard case .failure(let error) = result.result,
+                    let wait = source.retryDelay(after: error, attempt: state.retryAttempt)
+                else { continue }
+                state.retryIDs.insert(entry.id)
+                delay = min(delay ?? wait, wait)
+            }
+            guard let delay else {
+                if state.retryIDs.isEmpty { state.retryAttempt = 0 }
+                return nil
+            }
+            guard !state.isRetryScheduled else { return nil }
+            state.isRetryScheduled = true
+            state.retryAttempt += 1
+            return delay
+        }
+        guard let delay else { return }
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        refreshQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
+            guard let self else { return }
+            let start = state.withLock { state -> Bool in
+                state.isRetryScheduled = false
+                for id in state.retryIDs { state.changed(id) }
+                state.retryIDs = []
+                return state.claimRound()
+            }
+            if start { runRounds() }
         }
     }
 
@@ -424,6 +461,11 @@ struct LiveQueryState {
     var needsWatch = true
     /// Set when the database went away: every fetch fails with it from then on.
     var failure: (any Error)?
+    /// The queries to fetch again once the source's delay after their failure has passed, whether
+    /// that fetch is scheduled, and how many retries in a row were scheduled.
+    var retryIDs: Set<Int> = []
+    var isRetryScheduled = false
+    var retryAttempt = 0
     /// What the source was last told to report.
     var selection = TableSelection()
 

@@ -54,9 +54,17 @@ package protocol LiveQuerySource: AnyObject, Sendable {
 
     /// Stops a watch: the last reader left, or two readers attaching at once both started one.
     func stopWatching(_ watch: Watch)
+
+    /// How long to wait before fetching again a query whose fetch failed with `error`, the
+    /// `attempt`th time in a row (from 0); nil when waiting would not help. A fetch that failed
+    /// for a moment (a lock it waited for too long) leaves its value behind the database, and no
+    /// later commit may come to fetch it again.
+    func retryDelay(after error: any Error, attempt: Int) -> Duration?
 }
 
 extension LiveQuerySource {
+    package func retryDelay(after error: any Error, attempt: Int) -> Duration? { nil }
+
     package func readEach<T: Sendable>(_ count: Int, _ fetch: @Sendable (Connection, Int) -> T) throws -> [T] {
         try read { connection in (0..<count).map { fetch(connection, $0) } }
     }

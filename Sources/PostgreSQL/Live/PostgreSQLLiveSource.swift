@@ -144,6 +144,20 @@ final class PostgreSQLLiveSource: LiveQuerySource {
         subscription.cancel()
     }
 
+    /// A lock or statement time limit, a serialization failure or deadlock, a server short of
+    /// resources, or a pool with no free connection: 50 ms, twice as long at each retry in a
+    /// row, up to 5 s. A lost connection needs none: the listener's reconnection refetches.
+    func retryDelay(after error: any Error, attempt: Int) -> Duration? {
+        guard let error = error as? PostgreSQLError else { return nil }
+        let transient =
+            error.kind == .poolExhausted
+            || (error.kind == .server
+                && ["55P03", "57014", "40001", "40P01"].contains(error.sqlState ?? "")
+                || error.sqlState?.hasPrefix("53") == true)
+        guard transient else { return nil }
+        return min(.milliseconds(50) * (1 << min(attempt, 7)), .seconds(5))
+    }
+
     // MARK: Internals
 
     /// The connection of `slot`, opened when there is none or the server closed it (restarted,

@@ -24,7 +24,8 @@
         let column: PostgreSQLTable.Column
         /// The name as the catalog spells each step, joined by dots.
         let name: String
-        /// The value for each row of the table: the column itself, or nested lookups.
+        /// The value for each row of the table: the column itself, or nested lookups (a float's
+        /// NaN read as NULL, as SQLite stores it).
         let expression: SQLExpression
         /// ``expression`` as comparisons and sorts see it (``PostgreSQLTable/Form``): text byte
         /// by byte, `COLLATE "C"`.
@@ -82,7 +83,7 @@
             let prefix = table.name.allSatisfy(\.isNumber) ? "hop" : ""
             aliases = [table.name] + hops.indices.map { prefix + String($0 + 1) }
             if hops.isEmpty {
-                expression = Column(column.name).sqlExpression
+                expression = Self.notANumberAsNull(Column(column.name).sqlExpression, column)
                 compared = PostgreSQLFilter.compared(column, of: table)
                 return
             }
@@ -90,7 +91,7 @@
             for (offset, hop) in hops.enumerated().reversed() {
                 selected = Self.lookup(selected, hop: hop, from: aliases[offset], as: aliases[offset + 1])
             }
-            expression = selected
+            expression = Self.notANumberAsNull(selected, column)
             compared = Self.collated(selected, column)
         }
 
@@ -100,7 +101,7 @@
             self.column = column
             name = column.name
             aliases = [table.name]
-            expression = Column(column.name).sqlExpression
+            expression = Self.notANumberAsNull(Column(column.name).sqlExpression, column)
             compared = PostgreSQLFilter.compared(column, of: table)
         }
 
@@ -146,7 +147,7 @@
         func rows(where test: (_ value: SQLExpression, _ compared: SQLExpression) -> SQLExpression) -> SQLExpression {
             guard !hops.isEmpty else { return test(expression, compared) }
             let value = SQLExpression.column(column.name, of: aliases[hops.count])
-            var predicate = test(value, Self.collated(value, column))
+            var predicate = test(Self.notANumberAsNull(value, column), Self.collated(value, column))
             for (offset, hop) in hops.enumerated().reversed() {
                 let alias = aliases[offset + 1]
                 var segments: [SQLFragment.Segment] = []
@@ -216,9 +217,20 @@
                     ]), precedence: .atom)
         }
 
+        /// `value`, with a float column's NaN as NULL: SQLite stores a NaN as NULL, so that is
+        /// how it compares, sorts, counts and prints there.
+        static func notANumberAsNull(_ value: SQLExpression, _ column: PostgreSQLTable.Column) -> SQLExpression {
+            guard column.kind == .float else { return value }
+            return SQLExpression(
+                SQLFragment(
+                    [.sql("NULLIF(")] + value.fragment.segments + [.sql(", 'NaN'::double precision)")]),
+                precedence: .atom)
+        }
+
         /// `value` in its column's ``PostgreSQLTable/Form``: as comparisons, sorts and facets
         /// read it.
         static func collated(_ value: SQLExpression, _ column: PostgreSQLTable.Column) -> SQLExpression {
+            let value = notANumberAsNull(value, column)
             let (before, after): (String, String)
             switch column.form {
             case .value: return value

@@ -43,32 +43,35 @@
                 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
                 ORDER BY a.attnum
                 """, [relation])
-            let output = OutputStream(fileDescriptor: 1)
-            let names = ["cid", "name", "type", "notnull", "dflt_value", "pk", "generated"]
-            let rows = columns.map { row in row.values.map { Cell.Owned.value($0) } }
-            (format ?? .table).write(columns: names, rows: rows, to: output, style: .forDescriptor(1))
+            // Everything is read before anything is printed: a lock that stops one read leaves no half a schema.
+            var foreignKeys: [Row] = []
+            var indexes: [Row] = []
             if format == nil {
-                let foreignKeys = try connection.fetchAll(
+                foreignKeys = try connection.fetchAll(
                     """
                     SELECT conname::text, pg_catalog.pg_get_constraintdef(oid) FROM pg_catalog.pg_constraint
                     WHERE conrelid = $1::regclass AND contype = 'f' ORDER BY conname COLLATE "C"
                     """, [relation])
-                let indexes = try connection.fetchAll(
+                indexes = try connection.fetchAll(
                     """
                     SELECT pg_catalog.pg_get_indexdef(i.indexrelid) FROM pg_catalog.pg_index AS i
                     JOIN pg_catalog.pg_class AS c ON c.oid = i.indexrelid
                     WHERE i.indrelid = $1::regclass ORDER BY c.relname COLLATE "C"
                     """, [relation])
-                if !foreignKeys.isEmpty {
-                    output.writeLine("foreign keys:")
-                    for row in foreignKeys {
-                        output.writeLine("  " + row.value(at: 0).cellText + ": " + row.value(at: 1).cellText)
-                    }
+            }
+            let output = OutputStream(fileDescriptor: 1)
+            let names = ["cid", "name", "type", "notnull", "dflt_value", "pk", "generated"]
+            let rows = columns.map { row in row.values.map { Cell.Owned.value($0) } }
+            (format ?? .table).write(columns: names, rows: rows, to: output, style: .forDescriptor(1))
+            if !foreignKeys.isEmpty {
+                output.writeLine("foreign keys:")
+                for row in foreignKeys {
+                    output.writeLine("  " + row.value(at: 0).cellText + ": " + row.value(at: 1).cellText)
                 }
-                if !indexes.isEmpty {
-                    output.writeLine("indexes:")
-                    for row in indexes { output.writeLine("  " + row.value(at: 0).cellText + ";") }
-                }
+            }
+            if !indexes.isEmpty {
+                output.writeLine("indexes:")
+                for row in indexes { output.writeLine("  " + row.value(at: 0).cellText + ";") }
             }
             output.flush()
         }

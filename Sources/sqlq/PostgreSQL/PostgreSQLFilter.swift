@@ -16,7 +16,7 @@
     /// - Numbers compare with number columns only, text and dates with text and other columns;
     ///   booleans with boolean and number columns (as 1 and 0). SQLite would convert a number
     ///   for a text column to its text, whose form PostgreSQL does not share for reals.
-    /// - Each column compares in its ``PostgreSQLTable/Form``: dates, times, enums and `char(n)`
+    /// - Each column compares in its ``PostgreSQLTable/Form``: dates, times, intervals, enums and `char(n)`
     ///   as their printed text, a `real` as the double it prints, a `double precision` with an
     ///   integer exactly; a literal for another type is checked against it on the server first.
     /// - `like` and `contains` work on text and integer columns, whose text forms the two share.

@@ -42,7 +42,7 @@
             /// Text, byte by byte (`COLLATE "C"`, SQLite's BINARY collation), whatever the
             /// column's collation.
             case text
-            /// Dates, times, enums and `char(n)`: their text form, byte by byte, as SQLite compares
+            /// Dates, times, intervals, enums and `char(n)`: their text form, byte by byte, as SQLite compares
             /// the same values stored as text: not in the order of an enum's labels, and a
             /// `char(n)` as it prints, without its padding.
             case textForm
@@ -79,7 +79,8 @@
                     switch kind {
                     case .string: baseName == "character" ? .textForm : .text
                     case .float: baseName == "real" ? .printedDouble : .value
-                    case .other: isEnum || category == "D" ? .textForm : .value
+                    // "T" is `interval`, whose equal values print apart (`1 day`, `24:00:00`).
+                    case .other: isEnum || category == "D" || category == "T" ? .textForm : .value
                     case .integer, .numeric, .boolean: .value
                     }
             }

@@ -40,7 +40,11 @@
             let request = WatchRequest(planner: planner, count: options.count)
 
             let reader = SharedReader<ResultSet>(value: .empty)
-            try await reader.load(.fetch(request, database: database))
+            do {
+                try await reader.load(.fetch(request, database: database))
+            } catch {
+                throw PostgreSQLTimeLimitError(error, timeout: url.timeout) ?? error
+            }
 
             let json = options.format == .json || options.format == .ndjson
             let format = options.format
@@ -73,9 +77,7 @@
                     if result == .empty && error == nil { continue }
                     display.show(
                         result,
-                        error: error.map {
-                            ExitStatus.message(for: PostgreSQLTimeLimitError($0, timeout: timeout) ?? $0)
-                        })
+                        error: error.map { PostgreSQLWatch.message(for: $0, timeout: timeout) })
                 }
             }
             watching.withLock { state in
@@ -91,7 +93,9 @@
         /// Throws, with the command that installs them, when a table the request reads (as
         /// PostgreSQL's plan resolves it: a view's tables, the parents of dotted paths) has no
         /// change notifications: watch would never see its commits. Tables outside the search
-        /// path are named with their schema, as `install-notifications` takes them.
+        /// path are named with their schema, as `install-notifications` takes them. Throws too
+        /// for a plan that calls a function or reads a foreign table, and for a view that calls a
+        /// function not built in: what those read is hidden.
         private static func checkNotifications(
             _ connection: PostgreSQLConnection, _ plan: PostgreSQLCommands.Plan, databaseArguments: [String]
         ) throws {
@@ -110,14 +114,24 @@
                         + "\(PostgreSQLDatabase.readableChangeLog), which install-notifications grants to every role; "
                         + "an administrator revoked them")
             }
-            let found = try PostgreSQLConnection.wait {
-                try await database.tablesWithoutChangeNotifications(readBy: rendered.sql, rendered.arguments)
+            let found = try connection.timeLimited {
+                try PostgreSQLConnection.wait {
+                    try await database.tablesWithoutChangeNotifications(readBy: rendered.sql, rendered.arguments)
+                }
             }
             guard let missing = found else {
                 throw CommandError.failure(
                     "the plan of this query calls a function or reads a foreign table (a view over one, say), so what it "
                         + "reads cannot be known, and watch could not tell when it changes; watch the tables it reads "
                         + "instead")
+            }
+            if plan.table.isView,
+                let function = try connection.fetchAll(Self.userFunctionSQL, [.text(plan.table.quotedName)]).first
+            {
+                throw CommandError.failure(
+                    "the view \(PostgreSQLTable.quote(plan.table.name)) calls a function that is not built in "
+                        + "(\(function.value(at: 0).cellText)), so what it reads cannot be known, and watch could not "
+                        + "tell when it changes; watch the tables it reads instead")
             }
             guard !missing.isEmpty else { return }
             var (quoted, names): ([String], [String]) = ([], [])
@@ -139,6 +153,79 @@
                     + " no change notifications installed, so watch would never see "
                     + (missing.count == 1 ? "it" : "them") + " change; install them with: "
                     + command.joined(separator: " "))
+        }
+
+        /// A function that the view `$1`, or a view it reads (through views, to a bounded depth),
+        /// calls and that is not built in: what it reads is hidden from the plan, and a built-in
+        /// one (`now()`, `lower()`) reads no table. The dependencies are those of each view's rule.
+        private static let userFunctionSQL = """
+            WITH RECURSIVE views(oid, depth) AS (
+                SELECT c.oid, 0 FROM pg_catalog.pg_class AS c WHERE c.oid = $1::regclass AND c.relkind = 'v'
+                UNION
+                SELECT d.refobjid, views.depth + 1
+                FROM views
+                JOIN pg_catalog.pg_rewrite AS r ON r.ev_class = views.oid
+                JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid = r.oid
+                    AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid <> views.oid
+                JOIN pg_catalog.pg_class AS c ON c.oid = d.refobjid AND c.relkind = 'v'
+                WHERE views.depth < 16)
+            SELECT d.refobjid::regprocedure::text
+            FROM views
+            JOIN pg_catalog.pg_rewrite AS r ON r.ev_class = views.oid
+            JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid = r.oid
+                AND d.refclassid = 'pg_catalog.pg_proc'::regclass AND d.refobjid >= 16384
+            ORDER BY views.depth, 1
+            LIMIT 1
+            """
+
+        /// What the status line says for a failed refresh: a time limit's error in sqlq's words,
+        /// and the library's advice to call `installChangeNotifications(on:schema:)` as the
+        /// sqlq command that does it.
+        fileprivate static func message(for error: any Error, timeout: Double) -> String {
+            let error = PostgreSQLTimeLimitError(error, timeout: timeout) ?? error
+            let api = "install them with installChangeNotifications(on:schema:)"
+            guard var failure = error as? PostgreSQLError, var range = failure.message.range(of: api) else {
+                return ExitStatus.message(for: error)
+            }
+            let sqlq = " (sqlq install-notifications)"
+            if failure.message[range.upperBound...].hasPrefix(sqlq) {
+                range = range.lowerBound..<failure.message.index(range.upperBound, offsetBy: sqlq.count)
+            }
+            var table = "TABLE"
+            if let end = failure.message.range(of: " has no change notifications"),
+                let parts = Self.identifiers(failure.message[..<end.lowerBound]), parts.count == 2
+            {
+                table = SearchIndex.shellWord(parts.joined(separator: "."))
+            }
+            failure.message.replaceSubrange(range, with: "install them with: sqlq install-notifications " + table)
+            return ExitStatus.message(for: failure)
+        }
+
+        /// The names of `"schema"."table"`, or nil for text that is not quoted identifiers joined by dots.
+        private static func identifiers(_ text: Substring) -> [String]? {
+            var parts: [String] = []
+            var rest = text
+            while true {
+                guard rest.first == "\"" else { return nil }
+                rest = rest.dropFirst()
+                var part = ""
+                while true {
+                    guard let character = rest.first else { return nil }
+                    rest = rest.dropFirst()
+                    if character != "\"" {
+                        part.append(character)
+                    } else if rest.first == "\"" {
+                        part.append("\"")
+                        rest = rest.dropFirst()
+                    } else {
+                        break
+                    }
+                }
+                parts.append(part)
+                if rest.isEmpty { return parts }
+                guard rest.first == "." else { return nil }
+                rest = rest.dropFirst()
+            }
         }
 
         /// `sqlq install-notifications TABLE…`: the change notifications of each table, installed

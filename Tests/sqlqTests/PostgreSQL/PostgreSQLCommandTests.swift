@@ -187,7 +187,7 @@
                 csv.output == """
                     id,at,tag,tags,wait,bytes,small\r
                     1,2026-03-01 09:30:00+00,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,"{x,""y z""}",1 day,\\x00ff,0.25\r
-                    2,2026-03-02 00:00:00+00,,{},02:00:00,,NaN\r
+                    2,2026-03-02 00:00:00+00,,{},02:00:00,,\r
 
                     """)
             let json = try await fixture.run([
@@ -331,6 +331,8 @@
                     "\(arguments): \(result.errors)")
                 #expect(result.errors.contains("or wait longer with --timeout SECONDS\n  SQL: "), "\(arguments)")
             }
+            // Nothing of the schema is printed when a part of it cannot be read.
+            #expect(results[3].output == "", "\(results[3].output)")
             #expect(results[4].errors.hasSuffix("\n  nothing was deleted\n"), "\(results[4].errors)")
             #expect(results[5].errors.hasSuffix("\n  nothing was imported\n"), "\(results[5].errors)")
             let after = try await fixture.run(["query", "pub", "--format", "csv"])

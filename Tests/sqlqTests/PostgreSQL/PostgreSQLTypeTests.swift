@@ -249,6 +249,65 @@
             #expect(fine.output.contains("1"))
         }
 
+        @Test("an interval compares and sorts as its printed text, as SQLite compares the text it prints")
+        func intervalsCompareAsText() async throws {
+            // SQLite's twin holds the text PostgreSQL prints (an "interval" column would have integer affinity).
+            let twins = try await TwinDatabases.make(
+                [
+                    "CREATE TABLE t (id integer PRIMARY KEY, iv text)",
+                    """
+                    INSERT INTO t VALUES (1, '1 day'), (2, '24:00:00'), (3, '01:30:00'), (4, '2 days'), (5, NULL),
+                        (6, '-01:00:00')
+                    """,
+                ],
+                postgreSQLOnly: ["ALTER TABLE t ALTER COLUMN iv TYPE interval USING iv::interval"])
+            let server = twins.postgreSQL
+            defer { Task { await server.close() } }
+            try await Self.expectSameRows(
+                twins, table: "t",
+                [
+                    "iv = '24 hours'", "iv = '1 day'", "iv != '24:00:00'", "iv < '2'", "iv > '01:30:00'",
+                    "iv in ('1 day', '24:00:00', '1 hour')", "iv between '0' and '1 day'",
+                ])
+            for sort in ["iv,id", "-iv,id"] {
+                let (sqlite, postgreSQL) = try await twins.run(["query", "t", "--sort", sort, "--format", "json"])
+                #expect(postgreSQL.output == sqlite.output, "\(sort)")
+            }
+        }
+
+        @Test("NaN in a float column is null, as SQLite stores it: in tests, sorts, facets and every format")
+        func notANumberIsNull() async throws {
+            // SQLite stores a NaN as NULL, so its twin holds NULL where PostgreSQL holds NaN.
+            let twins = try await TwinDatabases.make(
+                [
+                    "CREATE TABLE t (id integer PRIMARY KEY, r double precision, f real)",
+                    "INSERT INTO t VALUES (1, 1.5, 1.5), (2, NULL, NULL), (3, NULL, NULL), (4, -2, -2), (5, 0, 0)",
+                ],
+                postgreSQLOnly: ["UPDATE t SET r = 'NaN', f = 'NaN' WHERE id = 3"])
+            let server = twins.postgreSQL
+            defer { Task { await server.close() } }
+            try await Self.expectSameRows(
+                twins, table: "t",
+                [
+                    "r > 0", "r >= -2", "r is null", "r is not null", "r = null", "r != null", "r != 0", "not r > 0",
+                    "r", "not r", "r between -5 and 5", "r in (1.5, 0)", "not r in (1.5)", "r = f",
+                    "r > 9007199254740993",
+                    "f > 0", "f is null", "f = 1.5", "not f < 1",
+                ])
+            for sort in ["r,id", "-r,id", "f,id", "-f,id"] {
+                let (sqlite, postgreSQL) = try await twins.run(["query", "t", "--sort", sort, "--format", "json"])
+                #expect(postgreSQL.output == sqlite.output, "\(sort)")
+            }
+            let csv = try await server.run(["query", "t", "--where", "id = 3", "--format", "csv"])
+            #expect(csv.output == "id,r,f\r\n3,,\r\n", "\(csv.errors)")
+            let table = try await server.run(["query", "t", "--sort", "id"])
+            #expect(table.status == 0 && !table.output.contains("NaN"), "\(table.output)")
+            let (sqliteFacet, postgreSQLFacet) = try await twins.run([
+                "query", "t", "--facet", "r", "--sort", "id", "--format", "json",
+            ])
+            #expect(postgreSQLFacet.output == sqliteFacet.output)
+        }
+
         @Test("like and contains match byte by byte on a column with a nondeterministic collation")
         func patternsUnderNondeterministicCollations() async throws {
             let twins = try await TwinDatabases.make(

@@ -37,6 +37,9 @@
             try await fixture.database.execute("DROP TABLE items CASCADE")
             try await fixture.database.execute("CREATE TABLE items (id bigint PRIMARY KEY, title text)")
             try await watch.output.waitFor("has no change notifications, or they are disabled")
+            // sqlq's own command, not the Swift API's, in the status line.
+            try await watch.output.waitFor("install them with: sqlq install-notifications public.items")
+            #expect(!watch.output.text.contains("installChangeNotifications"), "\(watch.output.text)")
             let installed = try await fixture.run(["install-notifications", "items"])
             #expect(installed.status == 0, "\(installed.errors)")
             try await fixture.database.execute("INSERT INTO items VALUES (1, 'new')")
@@ -85,6 +88,61 @@
             #expect(refused.status == 1)
             #expect(refused.output == "")
             #expect(refused.errors.contains("calls a function or reads a foreign table"), "\(refused.errors)")
+        }
+
+        @Test("A view that calls a function of the database's own, directly or through a view, is refused")
+        func viewCallingAFunction() async throws {
+            let fixture = try await PostgreSQLFixture.make(
+                PostgreSQLWatchTests.schema + [
+                    "CREATE TABLE hidden (id integer)", "CREATE TABLE t (id integer)", "INSERT INTO t VALUES (1)",
+                    """
+                    CREATE FUNCTION h() RETURNS bigint LANGUAGE plpgsql
+                    AS $$ BEGIN RETURN (SELECT count(*) FROM hidden); END $$
+                    """,
+                    "CREATE VIEW vh AS SELECT id, h() AS y FROM t",
+                    "CREATE VIEW vw AS SELECT id FROM t WHERE h() >= 0",
+                    "CREATE VIEW vv AS SELECT id FROM (SELECT * FROM vh) AS inner_view",
+                    "CREATE VIEW vb AS SELECT id, lower('A') AS l, now() IS NOT NULL AS n FROM t",
+                ])
+            defer { Task { await fixture.close() } }
+            try await fixture.database.installChangeNotifications(on: ["items", "lists", "hidden", "t"])
+            for view in ["vh", "vw", "vv"] {
+                let url = fixture.url
+                // Bounded: a watch that is not refused runs until it is stopped.
+                let refused = try await TestServer.offPool {
+                    try BackgroundCommand(["watch", view, "--db", url]).wait(limit: 30)
+                }
+                #expect(refused.status == 1, "\(view): \(refused.errors)")
+                #expect(refused.output == "", "\(view)")
+                #expect(refused.errors.contains("calls a function that is not built in (h())"), "\(refused.errors)")
+            }
+            // Built-in functions read no table, so a view that calls only those is watched.
+            let watch = try PostgreSQLWatchTests.watch(["vb", "--format", "tsv"], fixture)
+            try await watch.output.waitFor("id\tl\tn\n1\ta\tt\n-- 1 row, last change at ")
+            watch.interrupt()
+            #expect(try await watch.exitStatus() == 0)
+        }
+
+        @Test("A table locked past --timeout fails watch with the lock's words, before anything is drawn")
+        func lockedTable() async throws {
+            let fixture = try await PostgreSQLWatchTests.installed()
+            defer { Task { await fixture.close() } }
+            let url = fixture.url
+            let holder = try await PostgreSQLDatabase(fixture.database.configuration)
+            let result = try await holder.transaction { tx in
+                try await tx.execute("LOCK items IN ACCESS EXCLUSIVE MODE")
+                return try await TestServer.offPool {
+                    try BackgroundCommand(["watch", "items", "--timeout", "1", "--db", url]).wait(limit: 30)
+                }
+            }
+            await holder.close()
+            #expect(result.status == 1, "\(result.errors)")
+            #expect(result.output == "")
+            #expect(
+                result.errors.hasPrefix(
+                    "Error: another session held a lock that this command needs (on a table or rows it reads or "
+                        + "writes) for longer than --timeout (1 s)"),
+                "\(result.errors)")
         }
 
         @Test("A role refused the change log is told so before anything is drawn")
