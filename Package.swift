@@ -34,6 +34,9 @@ let package = Package(
         // Hummingbird's own: HTTP's field names, and graceful shutdown, which ends the event streams.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // Hummingbird's own too: serve's channel handler that answers unparsable requests with a body.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.27.0"),
         // LiveHTTP's tests: a client that streams responses, and the test server's logger.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -159,6 +162,9 @@ let package = Package(
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["HTTP"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["HTTP"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["HTTP"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["HTTP"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["HTTP"])),
             ],
             // The command reference, linked from the top-level README.
             exclude: ["README.md"]

@@ -50,6 +50,18 @@ public struct FullTextIndex: Hashable, Sendable {
     /// `.sql` migration. Every name is quoted; none is checked (`Database.create(_:)` checks).
     public var creationSQL: String {
         let index = String.quotedIdentifier(name)
+        let list = columns.map(String.quotedIdentifier).joined(separator: ", ")
+        var options = "content=\(String.quotedLiteral(table)), content_rowid=\(String.quotedLiteral(contentRowID))"
+        if let tokenize { options += ", tokenize=\(String.quotedLiteral(tokenize))" }
+        return
+            (["CREATE VIRTUAL TABLE \(index) USING fts5(\(list), \(options));"]
+            + triggers.map { $0.sql + ";" } + [rebuildSQL]).joined(separator: "\n")
+    }
+
+    /// The triggers that keep the index current, `NAME_ai`, `NAME_ad` and `NAME_au`: each name,
+    /// unquoted, and its `CREATE TRIGGER` statement as the schema stores it (with no `;`).
+    public var triggers: [(name: String, sql: String)] {
+        let index = String.quotedIdentifier(name)
         let content = String.quotedIdentifier(table)
         let names = columns.map(String.quotedIdentifier)
         let list = names.joined(separator: ", ")
@@ -59,22 +71,14 @@ public struct FullTextIndex: Hashable, Sendable {
         }
         let insert = "INSERT INTO \(index)(rowid, \(list)) VALUES (\(values("new")));"
         let delete = "INSERT INTO \(index)(\(index), rowid, \(list)) VALUES ('delete', \(values("old")));"
-        var options = "content=\(String.quotedLiteral(table)), content_rowid=\(String.quotedLiteral(contentRowID))"
-        if let tokenize { options += ", tokenize=\(String.quotedLiteral(tokenize))" }
-        return """
-            CREATE VIRTUAL TABLE \(index) USING fts5(\(list), \(options));
-            CREATE TRIGGER \(String.quotedIdentifier(name + "_ai")) AFTER INSERT ON \(content) BEGIN
-              \(insert)
-            END;
-            CREATE TRIGGER \(String.quotedIdentifier(name + "_ad")) AFTER DELETE ON \(content) BEGIN
-              \(delete)
-            END;
-            CREATE TRIGGER \(String.quotedIdentifier(name + "_au")) AFTER UPDATE ON \(content) BEGIN
-              \(delete)
-              \(insert)
-            END;
-            \(rebuildSQL)
-            """
+        func trigger(_ suffix: String, _ event: String, _ body: [String]) -> (name: String, sql: String) {
+            let header = "CREATE TRIGGER \(String.quotedIdentifier(name + suffix)) AFTER \(event) ON \(content) BEGIN"
+            return (name + suffix, ([header] + body.map { "  " + $0 } + ["END"]).joined(separator: "\n"))
+        }
+        return [
+            trigger("_ai", "INSERT", [insert]), trigger("_ad", "DELETE", [delete]),
+            trigger("_au", "UPDATE", [delete, insert]),
+        ]
     }
 
     /// The SQL that rebuilds the index from the content table: `INSERT INTO idx(idx)

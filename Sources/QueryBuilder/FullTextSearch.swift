@@ -57,24 +57,30 @@ public struct FTS5Pattern: Hashable, Sendable, CustomStringConvertible {
     /// The runs of letters, digits, private-use characters and marks: the characters FTS5's
     /// default tokenizer keeps in tokens, plus marks so that a decomposed accent stays with its
     /// letter. Everything else separates tokens. (A split that differs from the table's own
-    /// tokenizer is still safe: each token is quoted, and the tokenizer splits it again.)
+    /// tokenizer is still safe: each token is quoted, and the tokenizer splits it again.) A run of
+    /// marks alone is no token: it has no letter or digit, and FTS5 finds nothing for it.
     package static func tokens(of text: String) -> [String] {
         var tokens: [String] = []
         var current = String.UnicodeScalarView()
+        var hasLetter = false
+        func endToken() {
+            if hasLetter { tokens.append(String(current)) }
+            current = String.UnicodeScalarView()
+            hasLetter = false
+        }
         for scalar in text.unicodeScalars {
             switch scalar.properties.generalCategory {
             case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                .decimalNumber, .letterNumber, .otherNumber, .privateUse,
-                .nonspacingMark, .spacingMark, .enclosingMark:
+                .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+                current.append(scalar)
+                hasLetter = true
+            case .nonspacingMark, .spacingMark, .enclosingMark:
                 current.append(scalar)
             default:
-                if !current.isEmpty {
-                    tokens.append(String(current))
-                    current = String.UnicodeScalarView()
-                }
+                endToken()
             }
         }
-        if !current.isEmpty { tokens.append(String(current)) }
+        endToken()
         return tokens
     }
 

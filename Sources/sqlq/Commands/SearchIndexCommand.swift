@@ -15,7 +15,14 @@ struct SearchIndexCommand: ParsableCommand {
             --name says otherwise; its triggers are NAME_ai, NAME_ad and NAME_au.
 
             --rebuild refills an existing index from its table, for rows written while its \
-            triggers were missing; it needs no columns.
+            triggers were missing, and restores those triggers if they are missing or changed; \
+            it needs no columns. --search refuses an index whose triggers are missing or \
+            changed, naming this command.
+
+            The table's rowids must have a name: its INTEGER PRIMARY KEY column, else rowid, \
+            oid or _rowid_, one not taken by a column. A WITHOUT ROWID table, one whose \
+            INTEGER PRIMARY KEY is declared DESC, and columns named rank, rowid or like the \
+            index are refused.
 
             Examples:
               sqlq search-index notes title body --db app.sqlite
@@ -57,8 +64,9 @@ struct SearchIndexCommand: ParsableCommand {
         do {
             let connection = try database.open(.write)
             if rebuild {
-                let index = try connection.write { db in try rebuildIndex(db) }
-                output.writeLine("Rebuilt the full-text index \"\(index.name)\" of \"\(index.table)\".")
+                let (index, restored) = try connection.write { db in try rebuildIndex(db) }
+                let triggers = restored.isEmpty ? "" : ", and restored its triggers " + restored.joined(separator: ", ")
+                output.writeLine("Rebuilt the full-text index \"\(index.name)\" of \"\(index.table)\"\(triggers).")
             } else {
                 let index = try connection.write { db in try createIndex(db) }
                 let columns = index.columns.joined(separator: ", ")
@@ -107,19 +115,54 @@ struct SearchIndexCommand: ParsableCommand {
             }
             names.append(name)
         }
+        let indexName = name ?? tableName + "_fts"
+        for column in names {
+            // FTS5 reserves these for its own columns, and the index's name for the column that takes commands.
+            if ["rank", "rowid"].contains(where: column.sqliteNameMatches) {
+                throw CommandError.usage(
+                    "FTS5 reserves the name \"\(column)\" for a column of its own, so an index cannot have a column of "
+                        + "that name; rename the column (ALTER TABLE … RENAME COLUMN) to index it")
+            }
+            if column.sqliteNameMatches(indexName) {
+                throw CommandError.usage(
+                    "the column \"\(column)\" has the index's name, which FTS5 keeps for its commands; "
+                        + "name the index otherwise with --name NAME")
+            }
+        }
         let index = FullTextIndex(
-            name ?? tableName + "_fts", table: tableName, columns: names, contentRowID: try rowIDColumn(db, tableName))
+            indexName, table: tableName, columns: names, contentRowID: try rowIDColumn(db, tableName))
         try checkNamesAreFree(db, index)
         try db.create(index)
         return index
     }
 
-    /// The table's `INTEGER PRIMARY KEY` column, which holds its rowids and keeps them through a
-    /// `VACUUM`; else `rowid`.
+    /// The name that reads the table's rowids exactly: its `INTEGER PRIMARY KEY` column, which
+    /// keeps them through a `VACUUM`, else the first of `rowid`, `oid` and `_rowid_` that no column
+    /// shadows. Throws when there is none: an index on another column would take other programs'
+    /// text or NULL values as rowids, which fails their writes or corrupts the index.
     private func rowIDColumn(_ db: Database, _ table: String) throws -> String {
-        let keys = try db.fetchAll("SELECT name, type FROM pragma_table_info(?) WHERE pk > 0", [.text(table)])
-        if keys.count == 1, try (keys[0][1] as String).sqliteNameMatches("INTEGER") { return try keys[0][0] }
-        return "rowid"
+        if let alias = try SearchIndex.rowIDAlias(of: table, in: db) { return alias }
+        let columns = try db.fetchAll("SELECT name, type, pk FROM pragma_table_xinfo(?)", [.text(table)])
+        let keys = try columns.filter { try ($0[2] as Int) > 0 }
+        if keys.count == 1, try (keys[0][1] as String).sqliteNameMatches("INTEGER") {
+            // A lone INTEGER key that is no rowid alias was declared DESC.
+            let key: String = try keys[0][0]
+            throw CommandError.usage(
+                "\"\(table)\".\"\(key)\" is INTEGER PRIMARY KEY DESC, which SQLite does not make the rowid: an index "
+                    + "can follow neither its values (which may be text or NULL) nor the rowids (which VACUUM may "
+                    + "renumber); recreate the table with \"\(key)\" INTEGER PRIMARY KEY, without DESC, to index it")
+        }
+        let names: [String] = try columns.map { try $0[0] }
+        guard
+            let rowID = ["rowid", "oid", "_rowid_"].first(where: { alias in
+                !names.contains(where: alias.sqliteNameMatches)
+            })
+        else {
+            throw CommandError.usage(
+                "\"\(table)\" has columns named rowid, oid and _rowid_, which hide its rowids, so an index cannot name "
+                    + "them; rename one of these columns (ALTER TABLE … RENAME COLUMN) to index the table")
+        }
+        return rowID
     }
 
     /// Throws when a table, view or index has the name of the index or of a table FTS5 creates for
@@ -150,8 +193,9 @@ struct SearchIndexCommand: ParsableCommand {
         }
     }
 
-    /// Refills the index that `--name` names or `--search` uses, from its table.
-    private func rebuildIndex(_ db: Database) throws -> FullTextIndex {
+    /// Refills the index that `--name` names or `--search` uses, from its table, after restoring
+    /// the triggers that keep it current: returns it, and the names of the triggers restored.
+    private func rebuildIndex(_ db: Database) throws -> (index: FullTextIndex, restored: [String]) {
         let tableName = try db.checkTable(table)
         let found: SearchIndex
         if let name {
@@ -184,7 +228,25 @@ struct SearchIndexCommand: ParsableCommand {
         }
         let index = FullTextIndex(
             found.name, table: found.contentTable ?? found.name, columns: indexed, contentRowID: found.contentRowID)
+        var restored: [String] = []
+        if found.contentTable != nil {
+            // The triggers' names are the index's: one that is missing or differs is replaced, or
+            // the next write would leave the index stale again.
+            let existing = try found.triggers(in: db)
+            for trigger in index.triggers {
+                guard let sql = existing.first(where: { $0.name.sqliteNameMatches(trigger.name) }) else {
+                    try db.executeScript(trigger.sql)
+                    restored.append(trigger.name)
+                    continue
+                }
+                if !SearchIndex.sameStatement(sql.sql, trigger.sql) {
+                    try db.execute("DROP TRIGGER " + String.quotedIdentifier(sql.name))
+                    try db.executeScript(trigger.sql)
+                    restored.append(trigger.name)
+                }
+            }
+        }
         try db.rebuild(index)
-        return index
+        return (index, restored)
     }
 }

@@ -6,6 +6,10 @@
     import SQLite
     import ServiceLifecycle
 
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
     /// `sqlq serve`: the database in a browser, live, and as a JSON, NDJSON, CSV and server-sent
     /// events API, read-only.
     struct ServeCommand: AsyncParsableCommand {
@@ -22,13 +26,20 @@
                 ?count=false skips counting the matching rows. \
                 Prints the URL it listens on; Ctrl-C stops it.
 
-                With --token, it also prints a one-time login URL: a random code, not the token, \
-                that logs in one browser once with a session cookie; programs send the token as \
-                Authorization: Bearer TOKEN. With --allow-sql, /-/sql runs one read-only SELECT.
+                It answers only requests whose Host header names it (127.0.0.1, localhost, [::1] or \
+                --host, with any port), so that a web page of another domain cannot read it \
+                through DNS rebinding; --allow-host adds a name, others get 421.
+
+                With a token (--token, --token-file PATH whose first line is the token, or the \
+                SQLQ_TOKEN environment variable, which other users cannot read from the process \
+                list as they can a command line), it also prints a one-time login URL: a random \
+                code, not the token, that logs in one browser once with a session cookie; \
+                programs send the token as Authorization: Bearer TOKEN. With --allow-sql, /-/sql \
+                runs one read-only SELECT.
 
                 Examples:
                   sqlq serve --db app.sqlite
-                  sqlq serve --db app.sqlite --port 0 --token "$(openssl rand -hex 16)"
+                  SQLQ_TOKEN="$(openssl rand -hex 16)" sqlq serve --db app.sqlite --port 0
                   curl 'http://127.0.0.1:8001/items.json?where=priority+>=+4&sort=-due&size=5'
                   sqlq serve --db app.sqlite --allow-sql
                   curl 'http://127.0.0.1:8001/-/sql.json?sql=SELECT+count(*)+FROM+items'
@@ -43,10 +54,22 @@
         var port = 8001
 
         @Option(
+            name: .customLong("allow-host"),
             help: ArgumentHelp(
-                "Require this token as an Authorization: Bearer header, or the session cookie that the printed one-time login URL sets.",
+                "Answer requests whose Host header gives this name too (repeatable); by default only 127.0.0.1, localhost, [::1] and --host are answered, others get 421.",
+                valueName: "name"))
+        var allowedHosts: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
+                "Require this token as an Authorization: Bearer header, or the session cookie that the printed one-time login URL sets. Other users can see a command line: prefer --token-file or SQLQ_TOKEN.",
                 valueName: "token"))
         var token: String?
+
+        @Option(
+            name: .customLong("token-file"),
+            help: ArgumentHelp("Read --token from the first line of this file.", valueName: "path"))
+        var tokenFile: String?
 
         @Flag(
             name: .customLong("allow-sql"),
@@ -71,18 +94,57 @@
             guard timeLimit > 0, timeLimit <= 3_600 else {
                 throw ValidationError("--time-limit takes a number of seconds above 0 and at most 3600")
             }
-            // What a cookie's value may hold (RFC 6265), since the token travels as one.
-            let refused = Set("\";,\\".utf8)
-            if let token,
-                token.isEmpty || token.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || refused.contains($0) })
-            {
+            for name in allowedHosts where name.isEmpty || name.contains(where: { $0 == "/" || $0.isWhitespace }) {
                 throw ValidationError(
-                    "--token must be printable ASCII with no spaces, quotes, commas, semicolons or backslashes, such as a hex string"
-                )
+                    "--allow-host takes a host name or address, such as my-laptop.local; \"\(name)\" is not one")
+            }
+            if token != nil, tokenFile != nil {
+                throw ValidationError("give the token once: --token or --token-file, not both")
             }
         }
 
+        /// The token of `--token`, `--token-file` or else `SQLQ_TOKEN`, or nil for none; read once,
+        /// by `run`, since the file may be a pipe.
+        func resolvedToken() throws -> String? {
+            let given: String
+            let source: String
+            if let token {
+                (given, source) = (token, "--token")
+            } else if let tokenFile {
+                let bytes: [UInt8]
+                do {
+                    let descriptor = try ImportCommand.open(tokenFile)
+                    defer { close(descriptor) }
+                    bytes = try ImportCommand.contents(of: descriptor, path: tokenFile)
+                } catch {
+                    throw ValidationError("--token-file: \(ExitStatus.message(for: error))")
+                }
+                var line =
+                    bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
+                    .first ?? []
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                (given, source) = (String(decoding: line, as: UTF8.self), "the first line of --token-file \(tokenFile)")
+            } else if let variable = getenv("SQLQ_TOKEN") {
+                (given, source) = (String(cString: variable), "SQLQ_TOKEN")
+            } else {
+                return nil
+            }
+            // What a cookie's value may hold (RFC 6265), since the token travels as one.
+            let refused = Set("\";,\\".utf8)
+            guard !given.isEmpty || token != nil else {
+                throw ValidationError("\(source) is empty: give a token, such as one of openssl rand -hex 16")
+            }
+            guard !given.isEmpty, !given.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || refused.contains($0) })
+            else {
+                throw ValidationError(
+                    "\(source) must be printable ASCII with no spaces, quotes, commas, semicolons or backslashes, such as a hex string"
+                )
+            }
+            return given
+        }
+
         func run() async throws {
+            let credentials = try resolvedToken().map(Credentials.init)
             let connection = try database.open(.read)
             try await ReadOnlyGuard.enforce(on: connection)
             // The demo database lives in memory, in its one connection: there is nothing to pool.
@@ -91,9 +153,9 @@
                 readers = try (0..<ReadConnections.defaultCount).map { _ in try database.open(.read) }
                 for reader in readers { try await ReadOnlyGuard.enforce(on: reader) }
             }
-            let credentials = token.map(Credentials.init)
             let server = Server(
-                connection: connection, reads: ReadConnections(readers), credentials: credentials, allowSQL: allowSQL,
+                connection: connection, reads: ReadConnections(readers), credentials: credentials,
+                hosts: AllowedHosts(host: host, allowed: allowedHosts), allowSQL: allowSQL,
                 timeLimit: .milliseconds(Int64(timeLimit * 1000)),
                 streams: LiveEventStreams(
                     configuration: .init(maximumClients: maximumClients, encoder: ServeJSON.makeEncoder())))
@@ -101,6 +163,12 @@
             logger.logLevel = .warning
             let app = Application(
                 router: server.router(),
+                server: .http1(
+                    configuration: .init(
+                        additionalChannelHandlers: [ParseFailureAnswer()],
+                        httpDecoderConfiguration: .init(
+                            maxHeaderFieldSize: ParseFailureAnswer.maximumHeadLength,
+                            maxHeaderListSize: ParseFailureAnswer.maximumHeadLength))),
                 configuration: .init(address: .hostname(host, port: port), serverName: "sqlq"),
                 onServerRunning: { channel in
                     let port = channel.localAddress?.port ?? 0

@@ -34,6 +34,82 @@ struct SearchIndex: Hashable {
             : FullTextSearch(pattern, index: name, contentTable: table, contentRowID: contentRowID)
     }
 
+    /// The triggers of the database whose names are those `search-index` gives this index's
+    /// (`NAME_ai`, `NAME_ad`, `NAME_au`), with their statements as the schema stores them.
+    func triggers(in db: Database) throws -> [(name: String, sql: String)] {
+        let suffixes = ["_ai", "_ad", "_au"]
+        return try db.fetchAll("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").compactMap { row in
+            let triggerName: String = try row[0]
+            guard suffixes.contains(where: { triggerName.sqliteNameMatches(name + $0) }) else { return nil }
+            return (triggerName, try row[1] as String? ?? "")
+        }
+    }
+
+    /// Throws when a search of this external-content index would answer wrongly: when its
+    /// `content_rowid` is a rowid name that a column of the table hides, or the triggers that
+    /// `search-index` made to keep it current are missing or differ from what it makes (it may
+    /// then miss rows, or find rows by words they no longer have). An index with none of those
+    /// triggers is taken as kept current by whoever made it (a migration, or an application that
+    /// rebuilds it).
+    func checkSearchable(in db: Database, databaseArguments: [String]) throws {
+        guard let contentTable else { return }
+        let columns = try db.fetchAll("SELECT name, type, pk FROM pragma_table_xinfo(?)", [.text(contentTable)])
+        if ["rowid", "oid", "_rowid_"].contains(where: contentRowID.sqliteNameMatches),
+            let hiding = try columns.first(where: { try ($0[0] as String).sqliteNameMatches(contentRowID) }),
+            try Self.rowIDAlias(of: contentTable, in: db)?.sqliteNameMatches(try hiding[0] as String) != true
+        {
+            let indexed = try db.columnNames(in: name)
+            let command = (["sqlq", "search-index", contentTable] + indexed + databaseArguments).map(Self.shellWord)
+            throw CommandError.failure(
+                "--search: the full-text index \"\(name)\" of \"\(contentTable)\" takes its rowids from "
+                    + "\"\(try hiding[0] as String)\", a column that hides the table's rowids, so its answers would be "
+                    + "wrong; drop it and its triggers \(name)_ai, \(name)_ad and \(name)_au, then create it again with:\n  "
+                    + command.joined(separator: " "))
+        }
+        let existing = try triggers(in: db)
+        guard !existing.isEmpty else { return }
+        let expected = FullTextIndex(
+            name, table: contentTable, columns: try db.columnNames(in: name), contentRowID: contentRowID
+        ).triggers
+        var missing: [String] = []
+        var different: [String] = []
+        for trigger in expected {
+            if let found = existing.first(where: { $0.name.sqliteNameMatches(trigger.name) }) {
+                if !Self.sameStatement(found.sql, trigger.sql) { different.append(found.name) }
+            } else {
+                missing.append(trigger.name)
+            }
+        }
+        guard !missing.isEmpty || !different.isEmpty else { return }
+        var problems: [String] = []
+        func listed(_ names: [String]) -> String {
+            (names.count == 1 ? "trigger " : "triggers ") + names.joined(separator: ", ")
+        }
+        if !missing.isEmpty { problems.append("lacks its \(listed(missing))") }
+        if !different.isEmpty { problems.append("has its \(listed(different)) changed from what search-index makes") }
+        let command = (["sqlq", "search-index", contentTable, "--rebuild"] + databaseArguments).map(Self.shellWord)
+        throw CommandError.failure(
+            "--search: the full-text index \"\(name)\" of \"\(contentTable)\" \(problems.joined(separator: " and ")), so it may "
+                + "miss rows or find rows by words they no longer have; restore its triggers and refill it with:\n  "
+                + command.joined(separator: " "))
+    }
+
+    /// The table's rowid alias: its `INTEGER PRIMARY KEY` column, unless declared `DESC`, which
+    /// SQLite makes an ordinary column with a unique index (only an alias has no index for its key).
+    static func rowIDAlias(of table: String, in db: Database) throws -> String? {
+        let keys = try db.fetchAll("SELECT name, type FROM pragma_table_xinfo(?) WHERE pk > 0", [.text(table)])
+        guard keys.count == 1, try (keys[0][1] as String).sqliteNameMatches("INTEGER") else { return nil }
+        let keyIndexes = try db.fetchOne(
+            Int.self, "SELECT count(*) FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])
+        return keyIndexes == 0 ? try keys[0][0] : nil
+    }
+
+    /// Whether two statements are the same but for the spaces between their words.
+    static func sameStatement(_ a: String, _ b: String) -> Bool {
+        func words(_ sql: String) -> [Substring] { sql.split(whereSeparator: \.isWhitespace) }
+        return words(a) == words(b)
+    }
+
     /// The usage error for a table that has no index to search: it names the `search-index`
     /// command that creates one, with the table's text columns and `databaseArguments`.
     static func missing(

@@ -112,6 +112,7 @@ struct QueryOptions: ParsableArguments {
             guard let index = try SearchIndex.find(for: schema.name, in: db) else {
                 throw SearchIndex.missing(schema, purpose: "--search: ", databaseArguments: databaseArguments)
             }
+            try index.checkSearchable(in: db, databaseArguments: databaseArguments)
             search = index.search(searchPattern, of: schema.name)
         }
         // Best match first, unless --sort says otherwise.

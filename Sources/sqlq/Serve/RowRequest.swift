@@ -30,6 +30,20 @@
             else {
                 throw ServeError(.badRequest, "\"\(schema.name)\" is a view: its rows have no rowid to find them by")
             }
+            // SQLite's own "no such column: rowid" would not say what to do instead.
+            if (try? db.fetchOne(
+                Int.self, "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(schema.name)]))
+                == 1
+            {
+                let key = try db.fetchAll(
+                    String.self, "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(schema.name)])
+                let example = key.map { "\($0) = …" }.joined(separator: " and ")
+                throw ServeError(
+                    .badRequest,
+                    "\"\(schema.name)\" is a WITHOUT ROWID table: its rows have no rowid for /\(schema.name)/ROWID "
+                        + "to find them by; find a row by its primary key (\(key.joined(separator: ", "))) with a filter, "
+                        + "as in /\(schema.name)?where=\(example)")
+            }
             self.table = schema.name
             self.rowID = rowID
             foreignKeys = try ForeignKeyLabel.all(of: schema.name, in: db)

@@ -18,9 +18,9 @@
     /// - `/-/stats.json`: the live streams, and the readers they share (see ``ServerStats``);
     /// - `/-/sqlq.css` and `/-/sqlq.js`.
     ///
-    /// Every answer to a bad request is 400 with a message (403 for `/-/sql` without
-    /// `--allow-sql`): an HTML page for pages, `{"error": …}` for JSON, plain text for the other
-    /// formats.
+    /// Every answer to a bad request is 400 with a message (404 for an unknown table or a missing
+    /// row, 403 for `/-/sql` without `--allow-sql`): an HTML page for pages, `{"error": …}` for
+    /// JSON, plain text for the other formats.
     struct Server: Sendable {
         /// The connection of the live streams, whose readers the live engine keeps per connection.
         let connection: DatabaseQueue
@@ -30,6 +30,8 @@
         let views = TableViewCache()
         /// `--token`'s, checked on every request; nil lets every request in.
         let credentials: Credentials?
+        /// The names a request's `Host` may give (`--host`, `--allow-host`).
+        let hosts: AllowedHosts
         /// Whether `/-/sql` runs SQL (`--allow-sql`).
         let allowSQL: Bool
         let timeLimit: Duration
@@ -53,6 +55,7 @@
         func router() -> Router<BasicRequestContext> {
             let router = Router()
             router.add(middleware: SecurityHeaders())
+            router.add(middleware: RequestGuard(hosts: hosts))
             if let credentials { router.add(middleware: TokenCheck(credentials: credentials)) }
             router.get("/") { request, _ in await answer(request) }
             router.get("**") { request, _ in await answer(request) }
@@ -172,13 +175,18 @@
             let key = try await reads.read { db in
                 try RowRequest(table: table, rowID: rowID, db: db, timeLimit: timeLimit)
             }
-            switch format {
-            case .sse: return try streams.response(streaming: .fetch(key, database: connection), for: request)
-            case .json: return try json(try await reads.read { db in try key.fetch(db) })
-            case .html:
-                return html(PageRenderer.rowPage(try await reads.read { db in try key.fetch(db) }, request: key))
-            default: throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
+            // A stream follows a row that may come (back); a page of a row that is not there is 404.
+            if format == .sse {
+                return try streams.response(streaming: .fetch(key, database: connection), for: request)
             }
+            guard format == .json || format == .html else {
+                throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
+            }
+            let page = try await reads.read { db in try key.fetch(db) }
+            guard page.row != nil else {
+                throw ServeError(.notFound, "\(key.table) has no row with rowid \(key.rowID)")
+            }
+            return format == .json ? try json(page) : html(PageRenderer.rowPage(page, request: key))
         }
 
         /// `--allow-sql`'s page: a form, and the rows of the one read-only statement `sql=` holds.

@@ -132,7 +132,7 @@
         }
     }
 
-    /// Headers for every answer: the Content-Security-Policy that forbids inline script and
+    /// Headers for every answer, and a body for every refusal: the Content-Security-Policy that forbids inline script and
     /// style and anything from elsewhere, and no guessing of content types.
     struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
         static var contentSecurityPolicy: String { "default-src 'self'; script-src 'self'; style-src 'self'" }
@@ -141,10 +141,20 @@
             _ request: Request, context: Context, next: (Request, Context) async throws -> Response
         ) async throws -> Response {
             var response: Response
-            do {
-                response = try await next(request, context)
-            } catch let error as any HTTPResponseError {
-                response = try error.response(from: request, context: context)
+            if request.method != .get && request.method != .head {
+                response = plainText(.methodNotAllowed, "sqlq serve is read-only: it answers GET requests only\n")
+                response.headers[.allow] = "GET, HEAD"
+            } else {
+                do {
+                    response = try await next(request, context)
+                } catch let error as any HTTPResponseError {
+                    response = try error.response(from: request, context: context)
+                    // Hummingbird's own refusals can come without a body; every answer says why.
+                    if response.body.contentLength == 0 {
+                        response = plainText(
+                            response.status, "\(response.status.code) \(response.status.reasonPhrase)\n")
+                    }
+                }
             }
             response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
             response.headers[.xContentTypeOptions] = "nosniff"

@@ -49,6 +49,7 @@ struct SearchIndexCommandTests {
         try SQLiteShell.run(database.path, "DELETE FROM notes WHERE id IN (1, 2)")
         try expectInSync("delete")
         #expect(try search(database, "swift") == [3, 5, 6])
+        try SearchIndexSafetyTests.expectIntact(database)
     }
 
     @Test("--rebuild refills an index emptied, or missing rows written without its triggers")
@@ -65,9 +66,13 @@ struct SearchIndexCommandTests {
         try SQLiteShell.run(
             database.path,
             "DROP TRIGGER notes_fts_ai; INSERT INTO notes(title, body, archived) VALUES ('Swallow', 'a bird', 0)")
-        #expect(try search(database, "swallow") == [])
+        // An index that lacks a trigger is refused rather than searched (see SearchIndexSafetyTests).
+        #expect(try database.run(["query", "notes", "--search", "swallow"]).status == 1)
         // The columns may be given again, as when the index was created; the index itself too.
-        #expect(try database.run(["search-index", "notes", "title", "body", "--rebuild"]).status == 0)
+        let restored = try database.run(["search-index", "notes", "title", "body", "--rebuild"])
+        #expect(
+            restored.output
+                == "Rebuilt the full-text index \"notes_fts\" of \"notes\", and restored its triggers notes_fts_ai.\n")
         #expect(try search(database, "swallow") == [7])
         #expect(try database.run(["search-index", "notes_fts", "--rebuild"]).status == 0)
 
@@ -76,6 +81,7 @@ struct SearchIndexCommandTests {
         #expect(
             other.errors.hasPrefix(
                 "Error: the full-text index \"notes_fts\" indexes title, body, not body; to index other columns, "))
+        try SearchIndexSafetyTests.expectIntact(database)
     }
 
     @Test("Several indexes: --search uses the first by name; --name creates and rebuilds another")
@@ -91,6 +97,7 @@ struct SearchIndexCommandTests {
         #expect(rebuilt.output == "Rebuilt the full-text index \"titles\" of \"notes\".\n")
         let titleSearch = try database.run(["query", "titles", "--search", "swim", "--format", "csv"])
         #expect(titleSearch.output == "title\r\nSwimming\r\n")
+        try SearchIndexSafetyTests.expectIntact(database)
     }
 
     @Test("Wrong names and tables that cannot be indexed exit with 2, naming the problem, and change nothing")
@@ -160,6 +167,7 @@ struct SearchIndexCommandTests {
         #expect(demo.status == 2)
         #expect(
             demo.errors.hasPrefix("Error: search-index changes a database file: pass --db FILE or set SQLQ_DATABASE"))
+        try SearchIndexSafetyTests.expectIntact(database)
     }
 
     @Test("A database that cannot be written exits with 1, named, and nothing is created")
@@ -182,5 +190,6 @@ struct SearchIndexCommandTests {
             "\(result.errors)")
         #expect(result.errors.contains("no index was created"))
         #expect(try schema(database) == before)
+        try SearchIndexSafetyTests.expectIntact(database)
     }
 }

@@ -188,7 +188,8 @@ struct SearchTests {
     @Test("Text with no word is a usage error that says so")
     func noWord() throws {
         let database = try NotesDatabase.make()
-        for text in ["", "   ", "*", #"" - ""#] {
+        // Combining marks alone are no letter either.
+        for text in ["", "   ", "*", #"" - ""#, "\u{301}", " \u{301}\u{302} * \u{20DD}"] {
             let result = try database.run(["query", "notes", "--search", text])
             #expect(result.status == 2)
             let quoted = "'" + text.replacing("'", with: "''") + "'"

@@ -14,8 +14,8 @@
         let client: HTTPClient
 
         /// Starts `sqlq serve --port 0` with `arguments` and waits for the URL it prints.
-        init(_ arguments: [String]) async throws {
-            command = try RunningCommand(["serve", "--port", "0"] + arguments)
+        init(_ arguments: [String], environment: [String: String] = [:]) async throws {
+            command = try RunningCommand(["serve", "--port", "0"] + arguments, environment: environment)
             try await command.output.waitFor("/\n")
             let line = command.output.text.split(separator: "\n").first { $0.hasPrefix("Serving ") } ?? ""
             base = String(line.dropFirst("Serving ".count).dropLast())
@@ -58,8 +58,10 @@
 
     /// Runs `body` against `sqlq serve` started with `arguments`, then stops it, whether `body`
     /// returned or threw.
-    func withServer<T>(_ arguments: [String], _ body: (RunningServer) async throws -> T) async throws -> T {
-        let server = try await RunningServer(arguments)
+    func withServer<T>(
+        _ arguments: [String], environment: [String: String] = [:], _ body: (RunningServer) async throws -> T
+    ) async throws -> T {
+        let server = try await RunningServer(arguments, environment: environment)
         let result: Result<T, any Error>
         do {
             result = .success(try await body(server))

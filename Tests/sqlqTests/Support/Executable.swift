@@ -40,6 +40,7 @@ enum Executable {
         var environment = ProcessInfo.processInfo.environment
         environment["SQLQ_DATABASE"] = nil
         environment["DATABASE_URL"] = nil
+        environment["SQLQ_TOKEN"] = nil
         environment["NO_COLOR"] = nil
         environment.merge(extra) { _, new in new }
         return environment
