@@ -84,14 +84,23 @@ struct SessionSettingsTests {
     @Test func timeLimitsAreTheSessionsSettings() async throws {
         var configuration = try await TestServer.makeConfiguration()
         configuration.lockTimeout = .milliseconds(1500)
-        configuration.statementTimeout = .zero
+        configuration.statementTimeout = .milliseconds(400)
         let db = try await PostgreSQLDatabase(configuration)
         #expect(try await db.fetchOne("SHOW lock_timeout")?.value(at: 0) == .text("1500ms"))
-        // Zero would turn the limit off: the least limit is 1 ms.
-        #expect(try await db.fetchOne("SHOW statement_timeout")?.value(at: 0) == .text("1ms"))
-        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT pg_sleep(1)") }
+        #expect(try await db.fetchOne("SHOW statement_timeout")?.value(at: 0) == .text("400ms"))
+        let error = await #expect(throws: PostgreSQLError.self) { try await db.execute("SELECT pg_sleep(2)") }
         #expect(error?.sqlState == "57014")
         await db.close()
+
+        // Zero would turn the limit off: the least limit is 1 ms, which no sleep of 50 ms outlasts.
+        // (Even a SHOW may take longer than 1 ms on a busy machine, so the sleep is what is asked.)
+        configuration.statementTimeout = .zero
+        let least = try await PostgreSQLDatabase(configuration)
+        let stopped = await #expect(throws: PostgreSQLError.self) {
+            try await least.execute("SELECT pg_sleep(0.05)")
+        }
+        #expect(stopped?.sqlState == "57014")
+        await least.close()
     }
 }
 

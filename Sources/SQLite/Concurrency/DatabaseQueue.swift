@@ -14,10 +14,16 @@ public final class DatabaseQueue: DatabaseWriter {
     private let executor: ConnectionQueue
     // Only touched inside `executor`, a serial queue, so one thread at a time uses the connection.
     nonisolated(unsafe) private let database: Database
+    /// Reads without locks, when the configuration asks; inside `executor` like `database`.
+    nonisolated(unsafe) private let unlocked: UnlockedReads?
 
     /// Opens the database at `path` (created when missing, unless the configuration says otherwise).
     public init(path: String, configuration: Database.Configuration = Database.Configuration()) throws {
         database = try Database(path: path, configuration: configuration)
+        let inMemory = path.isEmpty || path == ":memory:" || path.hasPrefix("file:")
+        unlocked =
+            configuration.readsWithoutLocks && configuration.readOnly && !inMemory
+            ? try UnlockedReads(database) : nil
         self.path = path
         executor = ConnectionQueue(label: "SQLite.DatabaseQueue")
     }
@@ -28,11 +34,11 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try executor.sync { try Self.readOnly(database, body) }
+        try executor.sync { try Self.read(database, unlocked, body) }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await executor.async { try Self.readOnly(self.database, body) }
+        try await executor.async { try Self.read(self.database, self.unlocked, body) }
     }
 
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
@@ -45,6 +51,20 @@ public final class DatabaseQueue: DatabaseWriter {
 
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try executor.sync { try body(database) }
+    }
+
+    public func readDataVersion<T>(_ body: (Database) throws -> T) throws -> T {
+        try executor.sync {
+            if let unlocked { return try unlocked.read(body) }
+            return try body(database)
+        }
+    }
+
+    private static func read<T>(
+        _ database: Database, _ unlocked: UnlockedReads?, _ body: (Database) throws -> T
+    ) throws -> T {
+        if let unlocked { return try unlocked.read(body) }
+        return try readOnly(database, body)
     }
 
     /// Reads inside a deferred transaction, for a consistent snapshot, with every statement that

@@ -33,4 +33,16 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Runs `body` on the writer connection outside of any transaction, for statements that
     /// cannot run in one (`VACUUM`, some `PRAGMA`s) or that manage transactions themselves.
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
+
+    /// Runs `body`, which reads `PRAGMA data_version`, on the connection whose version moves when
+    /// another connection or process commits: the writer connection, or the unlocked one of a
+    /// queue that reads without locks (``Database/Configuration/readsWithoutLocks``), so that
+    /// checking for changes never holds a lock another program's write waits for.
+    func readDataVersion<T>(_ body: (Database) throws -> T) throws -> T
+}
+
+extension DatabaseWriter {
+    public func readDataVersion<T>(_ body: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction(body)
+    }
 }

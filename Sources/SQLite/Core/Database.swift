@@ -42,6 +42,18 @@ public final class Database {
         public var foreignKeys = true
         /// How many prepared statements each connection keeps, keyed by SQL text.
         public var statementCacheCapacity = 128
+        /// Read a rollback-journal database without SQLite's shared lock, so that a read never
+        /// makes another program's write fail with "database is locked" (a writer must wait for
+        /// every reader before it commits, and one without a busy timeout, such as the `sqlite3`
+        /// shell, does not wait). Each read is checked afterwards, and done again when another
+        /// process wrote the file meanwhile, so it still sees one committed state. WAL databases
+        /// are read as usual: their readers never hold a writer back.
+        ///
+        /// Only for ``readOnly`` connections of a ``DatabaseQueue`` (a ``DatabasePool``'s file
+        /// is in WAL mode). The process keeps a descriptor of each file read this way open while
+        /// the file has a name: closing one would drop the locks that its other connections
+        /// hold on the file.
+        public var readsWithoutLocks = false
 
         /// The default configuration: read-write, created when missing, foreign keys on.
         public init() {}
@@ -82,7 +94,13 @@ public final class Database {
     /// in-memory database.
     ///
     /// Throws when the file cannot be opened or is not a SQLite database.
-    public init(path: String, configuration: Configuration = Configuration()) throws {
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        try self.init(path: path, configuration: configuration, withoutLocks: false)
+    }
+
+    /// Opens `path`; `withoutLocks` opens it with SQLite's `nolock` URI parameter, for
+    /// ``UnlockedReads``, which checks every read itself (and so does not read the schema here).
+    init(path: String, configuration: Configuration, withoutLocks: Bool) throws {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         if configuration.readOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -91,7 +109,7 @@ public final class Database {
             if configuration.create { flags |= SQLITE_OPEN_CREATE }
         }
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let code = sqlite3_open_v2(withoutLocks ? Self.unlockedURI(path) : path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             var error = SQLiteError(connection: connection, code: code, sql: nil)
             error.path = path
@@ -111,13 +129,45 @@ public final class Database {
             if configuration.foreignKeys {
                 try execute("PRAGMA foreign_keys = ON")
             }
-            try readSchema()
+            if withoutLocks {
+                // It only ever reads, and so answers `PRAGMA query_only` as a guarded reader does.
+                try execute("PRAGMA query_only = ON")
+            } else {
+                try readSchema()
+            }
         } catch var error as SQLiteError {
             error.path = path
             statementCache.removeAll()
             lastStatement = nil
             throw error
         }
+    }
+
+    /// `path` as a URI whose `nolock` parameter turns SQLite's file locks off; each byte other
+    /// than letters, digits and `/._-~` is percent-encoded, so that none ends the path.
+    private static func unlockedURI(_ path: String) -> String {
+        var uri = "file:"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "-"), UInt8(ascii: "~"):
+                uri.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                uri +=
+                    "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+            }
+        }
+        return uri + "?nolock=1"
+    }
+
+    /// Forgets the pages, the schema and the statements of a read that may have seen a write in
+    /// progress, so that the next read loads them from the file again.
+    func forgetWhatWasRead() {
+        clearStatementCache()
+        sqlite3_db_release_memory(handle)
+        // Reloads the schema (a documented effect of RESET) without making it writable.
+        try? execute("PRAGMA writable_schema = RESET")
     }
 
     /// Opens a private in-memory database.

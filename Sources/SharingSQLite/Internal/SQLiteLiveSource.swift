@@ -98,7 +98,7 @@ final class SQLiteLiveSource: LiveQuerySource {
     private func checkDataVersion() {
         dispatchPrecondition(condition: .onQueue(versionQueue))
         let previous = versions.withLock { $0 }
-        let current = try? writer.writeWithoutTransaction { db -> (data: Int64, schema: Int64) in
+        let current = try? writer.readDataVersion { db -> (data: Int64, schema: Int64) in
             let data = try db.dataVersion
             // A schema change by another connection is a commit of theirs: it moves
             // `data_version` too, so `schema_version` needs reading only then.

@@ -55,6 +55,26 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let format = self.format ?? ImportFormat(fileName: file)!
         let name = file == "-" ? "standard input" : file
+        // The table before the file: import creates none, so without it no file could go in.
+        let url = try database.postgreSQLURL()
+        var sqlite: DatabaseQueue?
+        do {
+            if let url {
+                #if PostgreSQL
+                    let connection = try PostgreSQLConnection(url)
+                    defer { connection.close() }
+                    _ = try PostgreSQLTable(connection, table: table)
+                #else
+                    _ = url
+                #endif
+            } else {
+                let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
+                _ = try connection.read { db in try TableSchema(db, table: table) }
+                sqlite = connection
+            }
+        } catch {
+            throw Self.missingTable(error) ?? database.failure(error, outcome: "nothing was imported") ?? error
+        }
         let descriptor = try Self.open(file)
         defer { if file != "-" { close(descriptor) } }
         var csv: CSVReader?
@@ -82,7 +102,7 @@ struct ImportCommand: ParsableCommand {
         let progress = ProgressBar(total: total)
         let (tableName, outcome): (String, Importer.Outcome)
         do {
-            if let url = try database.postgreSQLURL() {
+            if let url {
                 if var reader = csv {
                     let header = (names: reader.header, line: reader.headerLine)
                     (tableName, outcome) = try PostgreSQLImport.run(
@@ -93,7 +113,7 @@ struct ImportCommand: ParsableCommand {
                         url, table: table, reader: &reader, header: nil, file: name, progress: progress)
                 }
             } else {
-                let connection = try database.open(.write, demoNote: "imported rows are gone when sqlq exits.")
+                guard let connection = sqlite else { preconditionFailure("opened above when there is no URL") }
                 (tableName, outcome) = try connection.write { db -> (String, Importer.Outcome) in
                     let importer = Importer(schema: try TableSchema(db, table: table), file: name)
                     let outcome: Importer.Outcome
@@ -110,11 +130,20 @@ struct ImportCommand: ParsableCommand {
             }
         } catch {
             progress.finish()
-            throw database.failure(error, outcome: "nothing was imported") ?? error
+            throw Self.missingTable(error) ?? database.failure(error, outcome: "nothing was imported") ?? error
         }
         let output = OutputStream(fileDescriptor: 1)
         output.writeLine(Self.summary(outcome, table: tableName, file: name))
         output.flush()
+    }
+
+    /// A table that does not exist, with what to do about it, since import creates no table;
+    /// nil for any other error.
+    static func missingTable(_ error: any Error) -> CommandError? {
+        guard let error = error as? SchemaError, error.kind == .unknownTable else { return nil }
+        return .usage(
+            "\(error)\n  import creates no table: name one of these, or create the table first "
+                + "(CREATE TABLE in the sqlite3 shell, or a migration that sqlq migrate applies)")
     }
 
     /// "Imported 2 rows into "t" from t.csv.", naming the generated columns left out.

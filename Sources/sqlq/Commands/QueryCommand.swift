@@ -41,7 +41,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         if let url = try database.postgreSQLURL() { return try PostgreSQLCommands.query(url, query) }
-        let connection = try database.open(.read)
+        let connection = try database.open(.stream)
         let output = OutputStream(fileDescriptor: 1)
         try connection.read { db in
             let tableQuery = try query.makeQuery(db, databaseArguments: database.commandLineArguments)

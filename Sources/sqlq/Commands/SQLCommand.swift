@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSQLite
 import SQLite
 
 /// `sqlq sql "SELECT …"`: raw SQL, read-only, with bound parameters.
@@ -7,7 +8,9 @@ struct SQLCommand: ParsableCommand {
         commandName: "sql",
         abstract: "Run one read-only SQL statement, with bound parameters.",
         discussion: """
-            The database is opened read-only, so the statement cannot change it. Each --param \
+            The database is opened read-only, and a statement that would change it (INSERT, \
+            UPDATE, DELETE, CREATE, a pragma that sets a value) is refused with exit status 2: \
+            change a database with import, delete or migrate, or the sqlite3 shell. Each --param \
             binds the next ? of the statement. A value written as JSON writes a number binds as \
             one: 42 and -7 as integers, 1.5 and 1e3 as reals. Anything else binds as text, \
             including values a number would change: 02134, +15551234567, -0, " 5", and whole \
@@ -41,7 +44,7 @@ struct SQLCommand: ParsableCommand {
             throw CommandError.usage(
                 "the SQL is empty; give one statement, as in sqlq sql \"SELECT count(*) FROM items\"")
         }
-        let connection = try database.open(.read)
+        let connection = try database.open(.stream)
         let output = OutputStream(fileDescriptor: 1)
         let arguments = try parameters.map(Self.value)
         try connection.read { db in
@@ -55,7 +58,8 @@ struct SQLCommand: ParsableCommand {
     private static let misuse: Int32 = 21
 
     /// Prepares the statement once to turn the mistakes of the command line into usage errors:
-    /// more than one statement, and a number of `--param` that does not match the placeholders.
+    /// more than one statement, a statement that would write, and a number of `--param` that
+    /// does not match the placeholders.
     private func check(_ db: Database, arguments: [DatabaseValue]) throws {
         let statement: Statement
         do {
@@ -65,6 +69,13 @@ struct SQLCommand: ParsableCommand {
             throw CommandError.usage(
                 "sql runs one statement, and this SQL holds more after the first; "
                     + "run them one at a time, or with the sqlite3 shell for a script:\n  "
+                    + TableWriter.visible(sql))
+        }
+        // The read-only connection would refuse it too, but with SQLite's words, not what to do.
+        guard sqlite3_stmt_readonly(statement.sqliteHandle) != 0 else {
+            throw CommandError.usage(
+                "sql only reads, and this statement would change the database; change it with "
+                    + "sqlq import, sqlq delete or sqlq migrate, or with the sqlite3 shell:\n  "
                     + TableWriter.visible(sql))
         }
         guard statement.parameterCount == arguments.count else {

@@ -86,6 +86,13 @@
             help: ArgumentHelp("The longest one request's queries may run, in seconds.", valueName: "seconds"))
         var timeLimit = 5.0
 
+        @Option(
+            name: .customLong("wait-limit"),
+            help: ArgumentHelp(
+                "The longest a request waits for a free database connection while every one is busy, in seconds; beyond, 503 with Retry-After.",
+                valueName: "seconds"))
+        var waitLimit = 2.0
+
         func validate() throws {
             guard (0...65_535).contains(port) else {
                 throw ValidationError("--port takes a number from 0 to 65535; \(port) is not one")
@@ -93,6 +100,9 @@
             guard maximumClients >= 1 else { throw ValidationError("--max-clients must be at least 1") }
             guard timeLimit > 0, timeLimit <= 3_600 else {
                 throw ValidationError("--time-limit takes a number of seconds above 0 and at most 3600")
+            }
+            guard waitLimit > 0, waitLimit <= 3_600 else {
+                throw ValidationError("--wait-limit takes a number of seconds above 0 and at most 3600")
             }
             for name in allowedHosts where name.isEmpty || name.contains(where: { $0 == "/" || $0.isWhitespace }) {
                 throw ValidationError(
@@ -145,16 +155,24 @@
 
         func run() async throws {
             let credentials = try resolvedToken().map(Credentials.init)
-            let connection = try database.open(.read)
-            try await ReadOnlyGuard.enforce(on: connection)
-            // The demo database lives in memory, in its one connection: there is nothing to pool.
-            var readers = [connection]
-            if database.path != nil {
-                readers = try (0..<ReadConnections.defaultCount).map { _ in try database.open(.read) }
-                for reader in readers { try await ReadOnlyGuard.enforce(on: reader) }
+            let database = self.database
+            let reads = ReadConnections.defaultCount
+            let waitLimit = Duration.milliseconds(Int64(waitLimit * 1000))
+            let file = try await ServedFile(path: database.path) {
+                let connection = try database.open(.read)
+                try await ReadOnlyGuard.enforce(on: connection)
+                // The demo database lives in memory, in its one connection: there is nothing to pool.
+                var readers = [connection]
+                if database.path != nil {
+                    readers = try (0..<reads).map { _ in try database.open(.read) }
+                    for reader in readers { try await ReadOnlyGuard.enforce(on: reader) }
+                }
+                return ServedFile.Connections(
+                    streams: connection, reads: ReadConnections(readers, waitLimit: waitLimit))
             }
             let server = Server(
-                connection: connection, reads: ReadConnections(readers), credentials: credentials,
+                file: file,
+                credentials: credentials,
                 hosts: AllowedHosts(host: host, allowed: allowedHosts), allowSQL: allowSQL,
                 timeLimit: .milliseconds(Int64(timeLimit * 1000)),
                 streams: LiveEventStreams(

@@ -81,13 +81,14 @@ struct Facet: Hashable, Sendable {
 
     /// Counts this facet's values among the rows of `table` that match `filter`. A value that is
     /// text but not UTF-8 throws: a facet's values are held as strings, which would change it.
-    func fetch(_ db: Database, table: String, filter: SQLExpression?) throws -> Counts {
+    func fetch(_ db: Database, table: String, filter: SQLExpression?, budget: inout ByteBudget) throws -> Counts {
         let (sql, arguments) = statement(table: table, filter: filter)
         let statement = try db.makeStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         var values: [Value] = []
         while try statement.step() {
+            try budget.charge(row: statement)
             try Cell.withColumn(statement.sqliteHandle, 0) { cell in
                 guard case .invalidText(let bytes) = cell else { return }
                 let offset = UTF8Validation.firstInvalidByte(in: Array(bytes)) ?? 0

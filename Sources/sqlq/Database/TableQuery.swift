@@ -23,8 +23,18 @@ struct TableQuery: FetchKeyRequest {
     }
 
     /// The counts of every facet, in the order given.
+    func fetchFacets(_ db: Database, budget: inout ByteBudget) throws -> [Facet.Counts] {
+        var counts: [Facet.Counts] = []
+        for facet in facets {
+            counts.append(try facet.fetch(db, table: request.tableName, filter: filter, budget: &budget))
+        }
+        return counts
+    }
+
+    /// The counts of every facet, in the order given.
     func fetchFacets(_ db: Database) throws -> [Facet.Counts] {
-        try facets.map { try $0.fetch(db, table: request.tableName, filter: filter) }
+        var budget = ByteBudget.unlimited
+        return try fetchFacets(db, budget: &budget)
     }
 
     /// The SQL, its arguments and SQLite's plan for it, as SQL comments below the statement:

@@ -42,8 +42,13 @@ struct DatabaseOptions: ParsableArguments {
 
     /// How a command uses the database.
     enum Access {
-        /// Reads only: the file is opened read-only.
+        /// Reads only: the file is opened read-only, and read without SQLite's shared lock, so
+        /// that the reader never makes another program's write fail; a read may then be done
+        /// again, so its body must have no effect beyond its result.
         case read
+        /// Reads only, and prints rows as it reads them: a read done again would print them
+        /// twice, so it holds SQLite's shared lock while it reads, as any reader does.
+        case stream
         /// Changes rows of an existing file.
         case write
         /// Changes the schema; the file is created when it does not exist.
@@ -112,7 +117,10 @@ struct DatabaseOptions: ParsableArguments {
                 throw CommandError.failure("\"\(path)\" is a directory, not a database file")
             }
         }
-        var configuration = access == .read ? Database.Configuration.readOnly : Database.Configuration()
+        var configuration =
+            access == .read || access == .stream ? Database.Configuration.readOnly : Database.Configuration()
+        // A reader of another program's database is never the reason one of its writes fails.
+        configuration.readsWithoutLocks = access == .read
         configuration.busyTimeout = .seconds(timeout)
         if access == .write { configuration.create = false }
         do {

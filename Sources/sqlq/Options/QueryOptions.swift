@@ -76,8 +76,15 @@ struct QueryOptions: ParsableArguments {
     /// matches.
     var searchPattern: FTS5Pattern? { search.flatMap { try? FTS5Pattern(matching: $0, mode: .allPrefixes) } }
 
+    /// The most words a search takes: FTS5 runs one prefix query per word, so thousands of
+    /// words would take minutes, while a search box needs a few.
+    static let maximumSearchWords = 64
+    /// The most bytes a search takes, checked before its words are counted.
+    static let maximumSearchBytes = 1_024
+
     func validate() throws {
         if let search {
+            try Self.checkSize(ofSearch: search)
             do {
                 _ = try FTS5Pattern(matching: search, mode: .allPrefixes)
             } catch {
@@ -87,6 +94,20 @@ struct QueryOptions: ParsableArguments {
         if let limitText { _ = try Self.count(limitText, option: "--limit") }
         if let offsetText { _ = try Self.count(offsetText, option: "--offset") }
         try Facet.validate(facets: facets, sizeText: facetSizeText, counts: count)
+    }
+
+    /// Refuses a search longer than ``maximumSearchBytes`` or of more than
+    /// ``maximumSearchWords`` words, naming its size but not repeating it.
+    static func checkSize(ofSearch search: String) throws {
+        let limit = "a search takes at most \(maximumSearchWords) words and \(maximumSearchBytes) bytes"
+        let bytes = search.utf8.count
+        guard bytes <= maximumSearchBytes else {
+            throw ValidationError("--search: the text is \(bytes) bytes; \(limit), so search for fewer words")
+        }
+        let words = FTS5Pattern.tokens(of: search).count
+        guard words <= maximumSearchWords else {
+            throw ValidationError("--search: the text has \(words) words; \(limit), so search for fewer words")
+        }
     }
 
     /// The value of a numeric option: a whole number, 0 or more.

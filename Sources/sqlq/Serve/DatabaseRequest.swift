@@ -1,4 +1,5 @@
 #if HTTP
+    import CSQLite
     import SQLite
 
     /// The database's tables and views with their row counts, and how the connection refuses
@@ -17,8 +18,17 @@
                 for row in names {
                     let name: String = try row[0]
                     let type: String = try row[1]
-                    let count = try db.fetchOne(Int.self, "SELECT count(*) FROM \(String.quotedIdentifier(name))")
-                    tables.append(DatabasePage.Table(name: name, type: type, count: count))
+                    do {
+                        let count = try db.fetchOne(Int.self, "SELECT count(*) FROM \(String.quotedIdentifier(name))")
+                        tables.append(DatabasePage.Table(name: name, type: type, count: count))
+                    } catch let error as SQLiteError
+                        where error.code != SQLITE_INTERRUPT && !DatabaseOptions.isDatabaseFailure(error)
+                    {
+                        // A view whose table was dropped cannot be read; the others still can.
+                        tables.append(
+                            DatabasePage.Table(
+                                name: name, type: type, count: nil, error: "cannot count: \(error.message)"))
+                    }
                 }
             }
             if counted == nil {
@@ -35,8 +45,21 @@
         struct Table: Hashable, Sendable, Encodable {
             var name: String
             var type: String
-            /// nil when counting took longer than the time limit.
+            /// nil when counting took longer than the time limit, or failed.
             var count: Int?
+            /// Why a table or view has no count (a view whose table was dropped); nil otherwise.
+            var error: String?
+
+            private enum CodingKeys: String, CodingKey { case name, type, count, error }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try container.encode(type, forKey: .type)
+                // Always present: null says the count is unknown.
+                try container.encode(count, forKey: .count)
+                try container.encodeIfPresent(error, forKey: .error)
+            }
         }
 
         var tables: [Table]

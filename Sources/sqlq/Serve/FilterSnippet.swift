@@ -7,7 +7,12 @@
     enum FilterSnippet {
         /// `"column" = value` (or `"column" is null`), with each dotted step of `column` quoted;
         /// nil for a value the filter language cannot write (a blob, an infinity).
-        static func equals(_ column: String, _ value: DatabaseValue) -> String? {
+        ///
+        /// Text in a column that `holdsNumbers` (declared `INTEGER` or `REAL`, where SQLite keeps
+        /// what it cannot read as a number as text) is `"column" glob 'text'`, its wildcards
+        /// escaped: `=` would take the text for a type mismatch, or bind it as a number. No number
+        /// reads as such text, since SQLite would have stored the text as that number.
+        static func equals(_ column: String, _ value: DatabaseValue, holdsNumbers: Bool = false) -> String? {
             let name = column.split(separator: ".", omittingEmptySubsequences: false).map { step in
                 String.quotedIdentifier(String(step))
             }.joined(separator: ".")
@@ -15,9 +20,22 @@
             case .null: return name + " is null"
             case .integer(let integer): return name + " = " + String(integer)
             case .real(let real): return real.isFinite ? name + " = " + String(real) : nil
+            case .text(let text) where holdsNumbers: return name + " glob " + literal(globPattern(text))
             case .text(let text): return name + " = " + literal(text)
             case .blob: return nil
             }
+        }
+
+        /// A GLOB pattern that matches `text` only: `*`, `?` and `[` each in brackets.
+        static func globPattern(_ text: String) -> String {
+            var pattern = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "*", "?", "[": pattern += "[" + String(scalar) + "]"
+                default: pattern.unicodeScalars.append(scalar)
+                }
+            }
+            return pattern
         }
 
         /// A 'string' that reads back as `text`.

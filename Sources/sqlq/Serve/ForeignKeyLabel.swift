@@ -26,15 +26,15 @@
                     let parent = try? db.checkTable(part.parent),
                     let schema = try? TableSchema(db, table: parent)
                 else { continue }
-                let rowIDColumn = try Self.rowIDColumn(of: parent, in: db)
-                guard let key = part.to ?? rowIDColumn ?? (schema.columns.isEmpty ? nil : "rowid") else { continue }
+                let rowIDName = try Self.rowIDName(of: parent, in: db)
+                guard let key = part.to ?? rowIDName else { continue }
                 let label = labelColumns.lazy.compactMap { name in
                     schema.columns.first { $0.name.sqliteNameMatches(name) }?.name
                 }.first
                 labels.append(
                     ForeignKeyLabel(
                         column: part.from, parent: parent, key: key, label: label,
-                        keyIsRowID: key.sqliteNameMatches("rowid") || rowIDColumn?.sqliteNameMatches(key) == true))
+                        keyIsRowID: rowIDName?.sqliteNameMatches(key) == true))
             }
             return labels
         }
@@ -59,6 +59,24 @@
                 "EXPLAIN SELECT \(String.quotedIdentifier(name)) FROM \(String.quotedIdentifier(table))")
             let readsRowID = try program.contains { row in try ["Rowid", "IdxRowid"].contains(row[1] as String) }
             return readsRowID ? name : nil
+        }
+
+        /// The names SQLite reads a rowid by, unless a column takes the name.
+        static let rowIDNames = ["rowid", "_rowid_", "oid"]
+
+        /// A name that reads `table`'s rowid: its `INTEGER PRIMARY KEY`, else the first of
+        /// ``rowIDNames`` that no column shadows; nil when every one names a column, or the table
+        /// has no rowid (a view, a `WITHOUT ROWID` table).
+        static func rowIDName(of table: String, in db: Database) throws -> String? {
+            if let column = try rowIDColumn(of: table, in: db) { return column }
+            guard
+                try db.fetchOne(
+                    Int.self,
+                    "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND name = ? AND type <> 'view' AND wr = 0",
+                    [.text(table)]) == 1
+            else { return nil }
+            let columns = try db.fetchAll(String.self, "SELECT name FROM pragma_table_xinfo(?)", [.text(table)])
+            return rowIDNames.first { name in !columns.contains { $0.sqliteNameMatches(name) } }
         }
 
         /// The labels of `values` of this key: each parent row's label by its key's value as text.

@@ -24,5 +24,32 @@
             }
             return escaped
         }
+
+        /// Text that is not all UTF-8, as stored: each run of UTF-8 escaped as above, each byte
+        /// of a bad sequence as `<span class="byte">\xHH</span>`, the table format's notation,
+        /// marked so that it is not taken for the four characters.
+        static func escape(bytes: [UInt8]) -> String {
+            var html = ""
+            var run = ""
+            var parser = Unicode.UTF8.ForwardParser()
+            var iterator = bytes.makeIterator()
+            var offset = 0
+            while true {
+                switch parser.parseScalar(from: &iterator) {
+                case .valid(let encoded):
+                    run.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                    offset += encoded.count
+                case .error(let length):
+                    html += escape(run)
+                    run = ""
+                    for byte in bytes[offset..<(offset + length)] {
+                        html += "<span class=\"byte\">" + TextBytes.hexEscape(byte) + "</span>"
+                    }
+                    offset += length
+                case .emptyInput:
+                    return html + escape(run)
+                }
+            }
+        }
     }
 #endif

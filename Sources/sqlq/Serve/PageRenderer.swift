@@ -24,7 +24,9 @@
             for table in page.tables {
                 body +=
                     "<tr data-key=\"\(e(table.name))\"><td><a href=\"\(e(tablePath(table.name)))\">\(e(table.name))</a></td>"
-                body += "<td>\(e(table.type))</td><td class=\"number\">\(table.count.map(String.init) ?? "?")</td></tr>"
+                body += "<td>\(e(table.type))</td><td class=\"number\">\(table.count.map(String.init) ?? "?")"
+                if let error = table.error { body += " <span class=\"error\">\(e(error))</span>" }
+                body += "</td></tr>"
             }
             body += "</tbody></table>"
             var refusal: [String] = []
@@ -84,7 +86,10 @@
                 for (index, column) in page.columns.enumerated() {
                     let key = request.foreignKeys.first { $0.column.sqliteNameMatches(column) }
                     body += "<tr data-key=\"\(e(column))\"><th>\(e(column))</th>"
-                    body += "<td>\(cell(row[index], foreignKey: key, labels: page.labels[column]))</td></tr>"
+                    let shown =
+                        page.invalidText[index].map(HTMLEscaper.escape(bytes:))
+                        ?? cell(row[index], foreignKey: key, labels: page.labels[column])
+                    body += "<td>\(shown)</td></tr>"
                 }
             } else {
                 body += "<tr><td>No row of \(e(page.table)) has rowid \(rowID).</td></tr>"
@@ -212,7 +217,9 @@
                         (" class=\"label\">" + e($0), " <span class=\"key\">\(text)</span>")
                     }
                     let (shown, key) = labelled ?? (">" + text, "")
-                    if let condition = FilterSnippet.equals(facet.column, value.value) {
+                    if let condition = FilterSnippet.equals(
+                        facet.column, value.value, holdsNumbers: request.numberFacets.contains(facet.column))
+                    {
                         let link =
                             tablePath(table)
                             + parameters.query {
@@ -260,6 +267,10 @@
                 for (index, value) in row.enumerated() {
                     if index == rowIDIndex, case .integer(let rowID) = value {
                         html += "<td><a href=\"\(e(rowPath(table, String(rowID))))\">\(rowID)</a></td>"
+                        continue
+                    }
+                    if let bytes = page.invalidText[number]?[index] {
+                        html += "<td>\(HTMLEscaper.escape(bytes: bytes))</td>"
                         continue
                     }
                     let column = page.columns[index]

@@ -18,9 +18,16 @@
     ///   is no signature: a forged token is only another position in the same order).
     /// - `o…`, an offset token (`o50`): the number of rows before the page, for the views that
     ///   cannot page by keyset (see ``KeysetOrder``).
+    /// - `o….…`, a keyset view's offset token (`o50.1a2b3c4d`): the number of rows before the
+    ///   page and the fingerprint of the view's order, for the page after a row whose keys are
+    ///   too long for a keyset token.
+    ///
+    /// Each kind pages only its kind of view: a keyset view refuses a plain offset, which would
+    /// count rows in another order, and an offset view refuses both tokens of a keyset view.
     enum PageToken: Hashable, Sendable {
         case offset(Int)
         case keyset(fingerprint: UInt32, values: [DatabaseValue])
+        case keysetOffset(fingerprint: UInt32, offset: Int)
 
         /// The longest token read, in characters: every decoded size is bounded by it.
         static let maximumLength = 8_192
@@ -36,6 +43,9 @@
         var text: String {
             switch self {
             case .offset(let offset): return "o" + String(offset)
+            case .keysetOffset(let fingerprint, let offset):
+                let hex = String(fingerprint, radix: 16)
+                return "o" + String(offset) + "." + String(repeating: "0", count: 8 - hex.utf8.count) + hex
             case .keyset(let fingerprint, let values):
                 var bytes: [UInt8] = [Self.version]
                 Self.append(fingerprint, to: &bytes)
@@ -80,11 +90,21 @@
             }
             switch text.first {
             case "o":
-                let digits = text.utf8.dropFirst()
-                guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                    let offset = Int(text.dropFirst())
+                let parts = text.utf8.dropFirst().split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+                let digits = parts[0]
+                guard parts.count <= 2, !digits.isEmpty, digits.count <= 18,
+                    digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                    let offset = Int(String(decoding: digits, as: UTF8.self))
                 else { throw malformed() }
-                self = .offset(offset)
+                guard parts.count == 2 else {
+                    self = .offset(offset)
+                    return
+                }
+                let hex = parts[1]
+                guard hex.count == 8, hex.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+                    let fingerprint = UInt32(String(decoding: hex, as: UTF8.self), radix: 16)
+                else { throw malformed() }
+                self = .keysetOffset(fingerprint: fingerprint, offset: offset)
             case "k":
                 guard let bytes = Self.decodeBase64URL(text.utf8.dropFirst()), bytes.count >= 10 else {
                     throw malformed()
@@ -142,6 +162,15 @@
                 self = .keyset(fingerprint: fingerprint, values: values)
             default:
                 throw malformed()
+            }
+        }
+
+        /// The number of rows before the page: an offset token's; 0 for a keyset token, whose
+        /// page starts after a row instead.
+        var rowsBefore: Int {
+            switch self {
+            case .offset(let offset), .keysetOffset(_, let offset): offset
+            case .keyset: 0
             }
         }
 
@@ -279,6 +308,18 @@
         enum Reason: Error, Hashable, Sendable {
             case noRowID, foreignKeyPath, rank, tooManyKeys
 
+            /// Refuses a token of a keyset view, whose keys or offset this view's order cannot use.
+            func check(_ token: PageToken?) throws {
+                switch token {
+                case .keyset, .keysetOffset:
+                    throw ServeError(
+                        .badRequest,
+                        "after= is a keyset page token, but this view pages by offset: \(description); use the next token a page gives"
+                    )
+                case .offset, nil: return
+                }
+            }
+
             var description: String {
                 switch self {
                 case .noRowID: "it has no rowid or primary key to break ties"
@@ -328,14 +369,35 @@
             }
         }
 
-        /// The values of a token, checked against this order.
-        func values(of fingerprint: UInt32, _ values: [DatabaseValue]) throws -> [DatabaseValue] {
+        /// The condition that starts the page where `token` says, checked against this order:
+        /// after a keyset token's row, nil for no token or a keyset view's offset (which the
+        /// query's offset applies). A plain offset token is refused: its rows were counted in
+        /// another order, or by hand, and would silently give another page.
+        func condition(for token: PageToken?) throws -> SQLExpression? {
+            switch token {
+            case nil: return nil
+            case .keyset(let fingerprint, let values): return condition(after: try self.values(of: fingerprint, values))
+            case .keysetOffset(let fingerprint, _):
+                try self.values(of: fingerprint, nil)
+                return nil
+            case .offset:
+                throw ServeError(
+                    .badRequest,
+                    "after= is an offset page token, but this view pages by keyset, so a page starts after a row, not at a number of rows; use the next token a page gives, or leave it out for the first page"
+                )
+            }
+        }
+
+        /// The values of a token, checked against this order; nil values check the fingerprint only.
+        @discardableResult
+        func values(of fingerprint: UInt32, _ values: [DatabaseValue]?) throws -> [DatabaseValue] {
             guard fingerprint == self.fingerprint else {
                 throw ServeError(
                     .badRequest,
                     "after= is a page token of another view, sorted otherwise; a token pages only the sort it came from, so start from the first page"
                 )
             }
+            guard let values else { return [] }
             guard values.count == keys.count else {
                 throw ServeError(
                     .badRequest,

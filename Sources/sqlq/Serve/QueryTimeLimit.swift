@@ -10,21 +10,35 @@
         /// a millisecond of work.
         private static let stepsPerCheck: Int32 = 1_000
 
-        /// Runs `body` with its statements interrupted after `limit`.
+        /// What the progress handler checks: the deadline.
+        private final class Check {
+            let deadline: ContinuousClock.Instant
+
+            init(deadline: ContinuousClock.Instant) { self.deadline = deadline }
+
+            var shouldStop: Bool { ContinuousClock.now > deadline }
+        }
+
+        /// Runs `body` with its statements interrupted after `limit`, and with no value longer than an
+        /// answer may be (``ByteBudget/serve``).
         static func run<T>(_ db: Database, limit: Duration, _ body: () throws -> T) throws -> T {
             let handle = try connectionHandle(db)
-            let deadline = UnsafeMutablePointer<ContinuousClock.Instant>.allocate(capacity: 1)
-            deadline.initialize(to: .now + limit)
+            let check = Check(deadline: .now + limit)
+            // Kept alive by the `defer` below for as long as the handler is installed.
+            let context = Unmanaged.passUnretained(check).toOpaque()
             sqlite3_progress_handler(
                 handle, stepsPerCheck,
                 { context in
                     guard let context else { return 0 }
-                    return ContinuousClock.now > context.assumingMemoryBound(to: ContinuousClock.Instant.self).pointee
-                        ? 1 : 0
-                }, deadline)
+                    return Unmanaged<Check>.fromOpaque(context).takeUnretainedValue().shouldStop ? 1 : 0
+                }, context)
+            // One value may not outgrow an answer: SQLite refuses to make or read a longer one
+            // (SQLITE_TOOBIG), so that `zeroblob(2000000000)` fails before it takes the memory.
+            let lengthLimit = sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(ByteBudget.serve.limit))
             defer {
                 sqlite3_progress_handler(handle, 0, nil, nil)
-                deadline.deallocate()
+                sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, lengthLimit)
+                withExtendedLifetime(check) {}
             }
             do {
                 return try body()

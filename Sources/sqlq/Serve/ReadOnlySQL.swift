@@ -39,11 +39,13 @@
             return try QueryTimeLimit.run(db, limit: timeLimit) {
                 defer { statement.reset() }
                 var result = SQLResult(sql: sql, columns: statement.columnNames, rows: [], more: false)
+                var budget = ByteBudget.serve
                 while try statement.step() {
                     guard result.rows.count < maximumRows else {
                         result.more = true
                         break
                     }
+                    try budget.charge(row: statement)
                     result.rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
                 }
                 return result

@@ -6,6 +6,8 @@
     struct RowRequest: FetchKeyRequest {
         var table: String
         var rowID: Int64
+        /// A name that reads the rowid, which no column shadows (see ``ForeignKeyLabel/rowIDName(of:in:)``).
+        var rowIDName: String
         var foreignKeys: [ForeignKeyLabel]
         /// The single-column foreign keys of other tables that refer to this table.
         var referrers: [Referrer]
@@ -44,8 +46,17 @@
                         + "to find them by; find a row by its primary key (\(key.joined(separator: ", "))) with a filter, "
                         + "as in /\(schema.name)?where=\(example)")
             }
+            guard let rowIDName = try ForeignKeyLabel.rowIDName(of: schema.name, in: db) else {
+                let example = schema.columns.first.map { "\($0.name) = …" } ?? "column = …"
+                throw ServeError(
+                    .badRequest,
+                    "\"\(schema.name)\" has columns named rowid, _rowid_ and oid, which hide its rowids: "
+                        + "/\(schema.name)/ROWID has no name to find a row by; find a row by its columns with a "
+                        + "filter, as in /\(schema.name)?where=\(example), or rename one of these columns")
+            }
             self.table = schema.name
             self.rowID = rowID
+            self.rowIDName = rowIDName
             foreignKeys = try ForeignKeyLabel.all(of: schema.name, in: db)
             var referrers: [Referrer] = []
             for other in try db.tableNames() {
@@ -59,9 +70,12 @@
 
         func fetch(_ db: Database) throws -> RowPage {
             try QueryTimeLimit.run(db, limit: timeLimit) {
+                var budget = ByteBudget.serve
                 let result = try ResultSet.fetch(
-                    db, sql: "SELECT * FROM \(String.quotedIdentifier(table)) WHERE rowid = ?",
-                    arguments: [.integer(rowID)])
+                    db,
+                    sql:
+                        "SELECT * FROM \(String.quotedIdentifier(table)) WHERE \(String.quotedIdentifier(rowIDName)) = ?",
+                    arguments: [.integer(rowID)], budget: &budget)
                 guard let row = result.rows.first else {
                     return RowPage(
                         table: table, rowID: rowID, columns: result.columns, row: nil, labels: [:], referrers: [])
@@ -77,7 +91,7 @@
                 var counts: [RowPage.Referrers] = []
                 for referrer in referrers {
                     let value: DatabaseValue =
-                        referrer.key.sqliteNameMatches("rowid")
+                        referrer.key.sqliteNameMatches(rowIDName)
                         ? .integer(rowID)
                         : result.columns.firstIndex { $0.sqliteNameMatches(referrer.key) }.map { row[$0] } ?? .null
                     guard value != .null else { continue }
@@ -90,7 +104,8 @@
                         RowPage.Referrers(table: referrer.table, column: referrer.column, value: value, count: count))
                 }
                 return RowPage(
-                    table: table, rowID: rowID, columns: result.columns, row: row, labels: labels, referrers: counts)
+                    table: table, rowID: rowID, columns: result.columns, row: row, labels: labels, referrers: counts,
+                    invalidText: result.invalidText[0] ?? [:])
             }
         }
     }
@@ -104,6 +119,8 @@
         var row: [DatabaseValue]?
         var labels: [String: [String: String]]
         var referrers: [Referrers]
+        /// The row's text that is not UTF-8, as stored, by column: HTML shows it, JSON refuses it.
+        var invalidText: [Int: [UInt8]] = [:]
 
         /// How many rows of `table` refer to this one through `column`.
         struct Referrers: Hashable, Sendable, Encodable {
@@ -126,6 +143,7 @@
         private enum CodingKeys: String, CodingKey { case table, rowid, columns, row, labels, referrers }
 
         func encode(to encoder: any Encoder) throws {
+            if !invalidText.isEmpty { try InvalidTextRefusal.check([0: invalidText], columns: columns) }
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(table, forKey: .table)
             try container.encode(rowID, forKey: .rowid)

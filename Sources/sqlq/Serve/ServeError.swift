@@ -1,17 +1,21 @@
 #if HTTP
     import ArgumentParser
     import Hummingbird
+    import CSQLite
     import SQLite
 
     /// A request `serve` cannot answer with what was asked: a message for the person who sent it,
-    /// and the status: 400 for anything about the request, 404 for what is not there.
+    /// and the status: 400 for anything about the request, 404 for what is not there, 503 while
+    /// the server cannot read the database; and headers the answer carries, such as `Retry-After`.
     struct ServeError: Error, CustomStringConvertible {
         var status: HTTPResponse.Status
         var message: String
+        var headers: HTTPFields
 
-        init(_ status: HTTPResponse.Status, _ message: String) {
+        init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
             self.status = status
             self.message = message
+            self.headers = headers
         }
 
         var description: String { message }
@@ -23,6 +27,9 @@
             switch error {
             case let error as ServeError: error
             case let error as ValidationError: ServeError(.badRequest, error.message)
+            case let error as ByteBudget.Exceeded: ServeError(.contentTooLarge, error.description)
+            case let error as SQLiteError where error.code == SQLITE_TOOBIG:
+                ServeError(.contentTooLarge, ByteBudget.Exceeded(limit: ByteBudget.serve.limit).description)
             case let error as SchemaError where error.kind == .unknownTable: ServeError(.notFound, "\(error)")
             case is FilterError, is SchemaError, is CommandError: ServeError(.badRequest, "\(error)")
             case let error as SQLiteError:

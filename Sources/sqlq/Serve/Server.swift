@@ -22,12 +22,9 @@
     /// row, 403 for `/-/sql` without `--allow-sql`): an HTML page for pages, `{"error": …}` for
     /// JSON, plain text for the other formats.
     struct Server: Sendable {
-        /// The connection of the live streams, whose readers the live engine keeps per connection.
-        let connection: DatabaseQueue
-        /// The connections every other request reads through.
-        let reads: ReadConnections
-        /// The table views made so far, for requests that ask for one again.
-        let views = TableViewCache()
+        /// The database file and its connections: those of the live streams, whose readers the
+        /// live engine keeps per connection, and those every other request reads through.
+        let file: ServedFile
         /// `--token`'s, checked on every request; nil lets every request in.
         let credentials: Credentials?
         /// The names a request's `Host` may give (`--host`, `--allow-host`).
@@ -80,17 +77,17 @@
                 let parameters = try QueryString.decode(request.uri.query)
                 switch (segments.count, segments.first ?? "") {
                 case (1, "") where format == .html:
-                    guard parameters.isEmpty else {
-                        throw ServeError(.badRequest, "the database page takes no parameters")
-                    }
+                    try Self.refuseParameters(parameters)
                     return try await databasePage(request, format: .html)
                 case (2, "-"):
                     switch (segments[1], format) {
                     case ("sqlq.css", _): return asset(Assets.css, "text/css; charset=utf-8")
                     case ("sqlq.js", _): return asset(Assets.javaScript, "text/javascript; charset=utf-8")
                     case ("database.json", .json), ("database.sse", .sse):
+                        try Self.refuseParameters(parameters)
                         return try await databasePage(request, format: format)
-                    case ("stats.json", .json): return try json(ServerStats(streams: streams, reads: reads))
+                    case ("stats.json", .json):
+                        return try json(ServerStats(streams: streams, reads: file.latest.value.reads))
                     case ("sql", .html), ("sql.json", .json):
                         return try await sqlPage(parameters, format: format)
                     default: break
@@ -120,25 +117,35 @@
             }
         }
 
+        /// The database page's refusal of any parameter, alike in every format.
+        private static func refuseParameters(_ parameters: [(name: String, value: String)]) throws {
+            guard let first = parameters.first else { return }
+            throw ServeError(
+                .badRequest, "the database page takes no parameters; \"\(first.name)\" is not one: remove it")
+        }
+
         // MARK: Pages
 
         private func databasePage(_ request: Request, format: Format) async throws -> Response {
+            let connections = try await file.current()
             let key = DatabaseRequest(timeLimit: timeLimit)
             switch format {
-            case .sse: return try streams.response(streaming: .fetch(key, database: connection), for: request)
-            case .json: return try json(try await reads.read { db in try key.fetch(db) })
-            default: return html(PageRenderer.databasePage(try await reads.read { db in try key.fetch(db) }))
+            case .sse: return try streams.response(streaming: .fetch(key, database: connections.streams), for: request)
+            case .json: return try json(try await connections.reads.read { db in try key.fetch(db) })
+            default:
+                return html(PageRenderer.databasePage(try await connections.reads.read { db in try key.fetch(db) }))
             }
         }
 
         private func tablePage(
             _ request: Request, table: String, parameters: ViewParameters, format: Format
         ) async throws -> Response {
+            let connections = try await file.current()
             let timeLimit = self.timeLimit
             if format == .html {
                 // A bad view is shown in the page, its message under the filter form.
-                let (view, schema, searchable, page, error) = try await reads.read {
-                    [views] db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
+                let (view, schema, searchable, page, error) = try await connections.reads.read {
+                    [views = connections.views] db -> (TableViewRequest?, TableSchema, Bool, TablePage?, ServeError?) in
                     let schema = try TableSchema(db, table: table)
                     let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
                     do {
@@ -154,35 +161,36 @@
                 return html(body, status: error?.status ?? .ok)
             }
             if format == .sse {
-                let view = try await reads.read { [views] db in
+                let view = try await connections.reads.read { [views = connections.views] db in
                     try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
                 }
-                return try streams.response(streaming: .fetch(view, database: connection), for: request)
+                return try streams.response(streaming: .fetch(view, database: connections.streams), for: request)
             }
-            let page = try await reads.read { [views] db in
+            let page = try await connections.reads.read { [views = connections.views] db in
                 try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit).fetch(db)
             }
             switch format {
             case .json: return try json(page)
-            case .ndjson: return data(RowsEncoding.ndjson(page), format: .ndjson)
+            case .ndjson: return data(try RowsEncoding.ndjson(page), format: .ndjson)
             default: return data(RowsEncoding.csv(page), format: .csv)
             }
         }
 
         private func rowPage(_ request: Request, table: String, rowID: String, format: Format) async throws -> Response
         {
+            let connections = try await file.current()
             let timeLimit = self.timeLimit
-            let key = try await reads.read { db in
+            let key = try await connections.reads.read { db in
                 try RowRequest(table: table, rowID: rowID, db: db, timeLimit: timeLimit)
             }
             // A stream follows a row that may come (back); a page of a row that is not there is 404.
             if format == .sse {
-                return try streams.response(streaming: .fetch(key, database: connection), for: request)
+                return try streams.response(streaming: .fetch(key, database: connections.streams), for: request)
             }
             guard format == .json || format == .html else {
                 throw ServeError(.badRequest, "a row is served as HTML, .json or .sse, not .\(format.rawValue)")
             }
-            let page = try await reads.read { db in try key.fetch(db) }
+            let page = try await connections.reads.read { db in try key.fetch(db) }
             guard page.row != nil else {
                 throw ServeError(.notFound, "\(key.table) has no row with rowid \(key.rowID)")
             }
@@ -209,7 +217,7 @@
             let text = sql ?? ""
             let timeLimit = self.timeLimit
             let run = { @Sendable in
-                try await reads.read { db in try ReadOnlySQL.run(text, db: db, timeLimit: timeLimit) }
+                try await file.current().reads.read { db in try ReadOnlySQL.run(text, db: db, timeLimit: timeLimit) }
             }
             guard format == .html else {
                 guard !text.allSatisfy(\.isWhitespace) else {
@@ -258,6 +266,12 @@
 
         /// The answer to a bad request, in the form the request asked for.
         private func failure(_ error: ServeError, format: Format) -> Response {
+            var response = failureBody(error, format: format)
+            response.headers.append(contentsOf: error.headers)
+            return response
+        }
+
+        private func failureBody(_ error: ServeError, format: Format) -> Response {
             switch format {
             case .html:
                 return html(PageRenderer.errorPage(error), status: error.status)

@@ -21,10 +21,13 @@
         var readConnections: Int
         /// How many of them a request is reading through now.
         var readsRunning: Int
+        /// How many requests are waiting for one of them to come free.
+        var readsWaiting: Int
 
         init(streams: LiveEventStreams, reads: ReadConnections) {
             readConnections = reads.count
             readsRunning = reads.inUse
+            readsWaiting = reads.waiting
             clients = streams.clientCount
             readers = streams.readerStatistics.map { Reader(clients: $0.clients, fetches: $0.fetches) }
                 .sorted { ($0.clients, $0.fetches) > ($1.clients, $1.fetches) }

@@ -21,12 +21,15 @@
         var foreignKeys: [ForeignKeyLabel]
         /// The table's `INTEGER PRIMARY KEY`, by which a row's page is found.
         var rowIDColumn: String?
+        /// The facets whose column is declared a number type, whose text values a facet link
+        /// finds with a pattern (see ``FilterSnippet/equals(_:_:holdsNumbers:)``).
+        var numberFacets: Set<String> = []
         var timeLimit: Duration
 
         /// The view of `table` that `parameters` describe, every name checked against the schema.
         init(table: String, parameters: ViewParameters, db: Database, timeLimit: Duration) throws {
             let token = try parameters.after.map(PageToken.init)
-            if case .offset(let offset) = token { self.offset = offset } else { offset = 0 }
+            offset = token?.rowsBefore ?? 0
             let arguments = parameters.queryArguments(table: table, offset: offset)
             let options: QueryOptions
             do {
@@ -43,21 +46,21 @@
             case .success(let order):
                 self.order = order
                 rows = rows.sort(order.orderings)
-                if case .keyset(let fingerprint, let values) = token {
-                    rows = rows.filter(order.condition(after: try order.values(of: fingerprint, values)))
-                }
+                if let after = try order.condition(for: token) { rows = rows.filter(after) }
                 let selection = rows.select.selection.isEmpty ? [Self.allColumns] : rows.select.selection
                 rows = rows.select(selection + order.keys.map(\.expression))
             case .failure(let reason):
                 order = nil
-                if case .keyset = token {
-                    throw ServeError(
-                        .badRequest,
-                        "after= is a keyset page token, but this view pages by offset: \(reason.description); use the next token a page gives"
-                    )
-                }
+                try reason.check(token)
             }
             foreignKeys = try ForeignKeyLabel.all(of: self.table, in: db)
+            if !query.facets.isEmpty {
+                let schema = try TableSchema(db, table: self.table)
+                for facet in query.facets
+                where try Facet.resolveColumn(facet.column, schema: schema, db: db).column.affinity.holdsNumbers {
+                    numberFacets.insert(facet.column)
+                }
+            }
             self.timeLimit = timeLimit
         }
 
@@ -78,7 +81,8 @@
 
         func fetch(_ db: Database) throws -> TablePage {
             try QueryTimeLimit.run(db, limit: timeLimit) {
-                var result = try ResultSet.fetch(db, sql: rows.sql, arguments: rows.arguments)
+                var budget = ByteBudget.serve
+                var result = try ResultSet.fetch(db, sql: rows.sql, arguments: rows.arguments, budget: &budget)
                 let keyCount = order?.keys.count ?? 0
                 let hasMore = result.rows.count > parameters.size
                 if hasMore { result.rows.removeLast(result.rows.count - parameters.size) }
@@ -117,7 +121,7 @@
                     let found = try key.fetchLabels(values, in: db)
                     if !found.isEmpty { labels[result.columns[index]] = found }
                 }
-                let facets = try query.fetchFacets(db)
+                let facets = try query.fetchFacets(db, budget: &budget)
                 // A facet's values get labels too, whether or not the page shows its column.
                 for facet in facets {
                     guard let key = foreignKeys.first(where: { $0.column.sqliteNameMatches(facet.column) }) else {
@@ -128,10 +132,16 @@
                     let column = labels.keys.first { $0.sqliteNameMatches(facet.column) } ?? facet.column
                     labels[column, default: [:]].merge(found) { shown, _ in shown }
                 }
+                // Only the page's rows and columns: not the row after it, nor the keyset's keys.
+                var invalidText: [Int: [Int: [UInt8]]] = [:]
+                for (row, cells) in result.invalidText where row < result.rows.count {
+                    let shown = cells.filter { $0.key < result.columns.count }
+                    if !shown.isEmpty { invalidText[row] = shown }
+                }
                 return TablePage(
                     table: table, columns: result.columns, rows: result.rows, count: count,
                     facets: facets,
-                    next: next, labels: labels)
+                    next: next, labels: labels, invalidText: invalidText)
             }
         }
 
@@ -147,7 +157,7 @@
             upToRow = upToRow.filter(
                 SQLExpression(SQLFragment(after.fragment.segments + [.sql(" IS NOT 1")]), precedence: .comparison))
             let count = try db.fetchOne(Int.self, upToRow.countSQL, upToRow.countArguments) ?? 0
-            return PageToken.offset(count).text
+            return PageToken.keysetOffset(fingerprint: order.fingerprint, offset: count).text
         }
     }
 
@@ -164,12 +174,16 @@
         /// For each foreign-key column shown or faceted, the parent rows' labels by key (the value
         /// as text), for the values of the rows and of the facets.
         var labels: [String: [String: String]]
+        /// The rows' text that is not UTF-8, as stored, by row and column (see
+        /// ``ResultSet/invalidText``): CSV and HTML show it, the JSON formats refuse it.
+        var invalidText: [Int: [Int: [UInt8]]] = [:]
 
         private enum CodingKeys: String, CodingKey {
             case table, columns, rows, count, facets, next, labels
         }
 
         func encode(to encoder: any Encoder) throws {
+            try InvalidTextRefusal.check(invalidText, columns: columns)
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(table, forKey: .table)
             try container.encode(columns, forKey: .columns)

@@ -54,21 +54,30 @@ struct SQLCommandTests {
         }
     }
 
-    @Test("The connection is read-only: writes fail with 1 and change nothing", arguments: [true, false])
+    @Test(
+        "A statement that would write is refused with 2, saying what changes a database, and changes nothing",
+        arguments: [true, false])
     func readOnly(onFile: Bool) throws {
-        let statement = "DELETE FROM items"
-        if onFile {
-            let database = try TestDatabase.demo()
-            let total = try database.count("SELECT count(*) FROM items")
-            let result = try database.run(["sql", statement])
-            #expect(result.status == 1)
-            #expect(result.errors.contains("readonly"))
-            #expect(try database.count("SELECT count(*) FROM items") == total)
-        } else {
-            let result = try Executable.run(["sql", statement])
-            #expect(result.status == 1)
-            #expect(result.errors.contains("readonly") || result.errors.contains("query_only"))
+        let statements = [
+            "DELETE FROM items", "  /* c */ update items SET done = 1", "INSERT INTO lists(name) VALUES ('x')",
+            "DROP TABLE items", "CREATE TABLE t(x)", "PRAGMA user_version = 7",
+        ]
+        let database = try TestDatabase.demo()
+        let total = try database.count("SELECT count(*) FROM items")
+        for statement in statements {
+            let result = onFile ? try database.run(["sql", statement]) : try Executable.run(["sql", statement])
+            #expect(result.status == 2, "\(statement): \(result.errors)")
+            #expect(
+                result.errors.hasPrefix("Error: sql only reads, and this statement would change the database"),
+                "\(statement): \(result.errors)")
+            #expect(result.errors.contains("sqlq import, sqlq delete or sqlq migrate"), "\(statement)")
+            #expect(!result.errors.contains("readonly"), "\(statement): \(result.errors)")
         }
+        #expect(try database.count("SELECT count(*) FROM items") == total)
+        #expect(try database.count("PRAGMA user_version") == 0)
+        // Reads that are not SELECT still run.
+        let pragma = try database.run(["sql", "PRAGMA table_info(lists)", "--format", "csv"])
+        #expect(pragma.status == 0, "\(pragma.errors)")
     }
 
     @Test("SQL errors are runtime errors, with the SQL")
