@@ -49,7 +49,7 @@ public final class Database {
         /// process wrote the file meanwhile, so it still sees one committed state. WAL databases
         /// are read as usual: their readers never hold a writer back.
         ///
-        /// Only for ``readOnly`` connections of a ``DatabaseQueue`` (a ``DatabasePool``'s file
+        /// Only for ``readOnly-property`` connections of a ``DatabaseQueue`` (a ``DatabasePool``'s file
         /// is in WAL mode). The process keeps a descriptor of each file read this way open while
         /// the file has a name: closing one would drop the locks that its other connections
         /// hold on the file.

@@ -17,7 +17,9 @@
             td.number { text-align: right; }
             .null { color: #999; font-style: italic; }
             .blob, .key { color: #777; font-size: 12px; }
-            #facets { display: flex; flex-wrap: wrap; gap: 16px; }
+            main { display: flex; flex-direction: column; align-items: flex-start; }
+            #facets { display: flex; flex-wrap: wrap; gap: 16px; order: 1; }
+            #rows, #pages, .formats { order: 2; }
             .facet h3 { margin: 4px 0; font-size: 13px; }
             .facet ul { list-style: none; padding: 0; margin: 0; }
             .count { color: #777; }

@@ -47,6 +47,19 @@
             table: String, parameters: ViewParameters, request: TableViewRequest?, page: TablePage?, error: String?,
             searchable: Bool, tableColumns: [String]
         ) -> String {
+            let start = tablePageStart(
+                table: table, parameters: parameters, request: request, page: page, error: error,
+                searchable: searchable, tableColumns: tableColumns)
+            guard let page, let request else { return start + documentEnd }
+            return start + tablePageEnd(table: table, parameters: parameters, request: request, page: page)
+        }
+
+        /// The table page up to its facets, which come last, so that the rows and the count are
+        /// sent while the facets are counted (the style sheet shows the facets above the rows).
+        static func tablePageStart(
+            table: String, parameters: ViewParameters, request: TableViewRequest?, page: TablePage?, error: String?,
+            searchable: Bool, tableColumns: [String]
+        ) -> String {
             let path = tablePath(table)
             var body = filterForm(path: path, parameters: parameters, searchable: searchable)
             body += columnPicker(path: path, parameters: parameters, tableColumns: tableColumns)
@@ -57,7 +70,6 @@
                 } else {
                     body += "<p id=\"count\" data-live>The matching rows were not counted (count=false).</p>"
                 }
-                body += facets(page, table: table, parameters: parameters, request: request)
                 body += rows(page, table: table, parameters: parameters, request: request)
                 body += "<nav id=\"pages\" data-live>"
                 if parameters.after != nil {
@@ -74,9 +86,22 @@
                 }.joined(separator: ", ")
                 body += "</p>"
             }
-            return document(
+            return documentStart(
                 title: table, crumbs: [("database", "/"), (table, nil)],
-                live: page == nil ? nil : tablePath(table, format: "sse") + parameters.query(), body: body)
+                live: page == nil ? nil : tablePath(table, format: "sse") + parameters.query()) + body
+        }
+
+        /// The rest of the table page after ``tablePageStart(table:parameters:request:page:error:searchable:tableColumns:)``:
+        /// the facets of `page`, and the end of the document.
+        static func tablePageEnd(table: String, parameters: ViewParameters, request: TableViewRequest, page: TablePage)
+            -> String
+        {
+            facets(page, table: table, parameters: parameters, request: request) + documentEnd
+        }
+
+        /// The end of a table page whose facets could not be counted: the reason, in their place.
+        static func tablePageEnd(facetError: String) -> String {
+            "<pre class=\"error\" id=\"facets\">the facets could not be counted: \(e(facetError))</pre>" + documentEnd
         }
 
         static func rowPage(_ page: RowPage, request: RowRequest) -> String {
@@ -143,6 +168,10 @@
 
         private static func document(title: String, crumbs: [(String, String?)], live: String?, body: String) -> String
         {
+            documentStart(title: title, crumbs: crumbs, live: live) + body + documentEnd
+        }
+
+        private static func documentStart(title: String, crumbs: [(String, String?)], live: String?) -> String {
             var html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             html += "<title>\(e(title)) · sqlq</title>"
@@ -153,8 +182,10 @@
                 link.map { "<a href=\"\(e($0))\">\(e(name))</a>" } ?? "<strong>\(e(name))</strong>"
             }.joined(separator: " / ")
             html += "</nav><span id=\"live-indicator\" hidden></span></header><main>"
-            return html + body + "</main></body></html>\n"
+            return html
         }
+
+        private static let documentEnd = "</main></body></html>\n"
 
         private static func filterForm(path: String, parameters: ViewParameters, searchable: Bool) -> String {
             var form = "<form method=\"get\" action=\"\(e(path))\" class=\"view\">"

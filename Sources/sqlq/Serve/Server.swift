@@ -140,6 +140,7 @@
         private func tablePage(
             _ request: Request, table: String, parameters: ViewParameters, format: Format
         ) async throws -> Response {
+            let started = ContinuousClock.now
             let connections = try await file.current()
             let timeLimit = self.timeLimit
             if format == .html {
@@ -150,15 +151,44 @@
                     let searchable = try SearchIndex.find(for: schema.name, in: db) != nil
                     do {
                         let view = try views.view(table: table, parameters: parameters, db: db, timeLimit: timeLimit)
-                        return (view, schema, searchable, try view.fetch(db), nil)
+                        return (view, schema, searchable, try view.fetchRows(db), nil)
                     } catch {
                         return (nil, schema, searchable, nil, ServeError.from(error))
                     }
                 }
-                let body = PageRenderer.tablePage(
-                    table: view?.table ?? table, parameters: parameters, request: view, page: page,
-                    error: error?.message, searchable: searchable, tableColumns: schema.columns.map(\.name))
-                return html(body, status: error?.status ?? .ok)
+                guard let view, let page, view.hasFacets else {
+                    let body = PageRenderer.tablePage(
+                        table: view?.table ?? table, parameters: parameters, request: view, page: page,
+                        error: error?.message, searchable: searchable, tableColumns: schema.columns.map(\.name))
+                    return html(body, status: error?.status ?? .ok)
+                }
+                // The rows and the count go out at once; the facets, which group every matching
+                // row, follow as they are counted, within what is left of the time limit.
+                let start = PageRenderer.tablePageStart(
+                    table: view.table, parameters: parameters, request: view, page: page, error: nil,
+                    searchable: searchable, tableColumns: schema.columns.map(\.name))
+                let reads = connections.reads
+                let remaining = timeLimit - (ContinuousClock.now - started)
+                var headers = HTTPFields()
+                headers[.contentType] = Format.html.contentType
+                headers[.cacheControl] = "no-store"
+                return Response(
+                    status: .ok, headers: headers,
+                    body: ResponseBody { writer in
+                        try await writer.write(ByteBufferAllocator().buffer(string: start))
+                        let end: String
+                        do {
+                            let complete = try await reads.read { db in
+                                try view.fetchFacets(for: page, db, timeLimit: max(remaining, .milliseconds(1)))
+                            }
+                            end = PageRenderer.tablePageEnd(
+                                table: view.table, parameters: parameters, request: view, page: complete)
+                        } catch {
+                            end = PageRenderer.tablePageEnd(facetError: ServeError.from(error).message)
+                        }
+                        try await writer.write(ByteBufferAllocator().buffer(string: end))
+                        try await writer.finish(nil)
+                    })
             }
             if format == .sse {
                 let view = try await connections.reads.read { [views = connections.views] db in

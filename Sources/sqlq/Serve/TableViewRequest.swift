@@ -82,66 +82,98 @@
         func fetch(_ db: Database) throws -> TablePage {
             try QueryTimeLimit.run(db, limit: timeLimit) {
                 var budget = ByteBudget.serve
-                var result = try ResultSet.fetch(db, sql: rows.sql, arguments: rows.arguments, budget: &budget)
-                let keyCount = order?.keys.count ?? 0
-                let hasMore = result.rows.count > parameters.size
-                if hasMore { result.rows.removeLast(result.rows.count - parameters.size) }
-                let lastKeys = result.rows.last.map { Array($0.suffix(keyCount)) }
-                if keyCount > 0 {
-                    result.columns.removeLast(keyCount)
-                    for index in result.rows.indices { result.rows[index].removeLast(keyCount) }
+                var page = try rowsPage(db, budget: &budget)
+                try addFacets(to: &page, db, budget: &budget)
+                return page
+            }
+        }
+
+        /// The page without its facets (``TablePage/facets`` empty): what the HTML page sends
+        /// before its facets are counted.
+        func fetchRows(_ db: Database) throws -> TablePage {
+            try QueryTimeLimit.run(db, limit: timeLimit) {
+                var budget = ByteBudget.serve
+                return try rowsPage(db, budget: &budget)
+            }
+        }
+
+        /// `page`, as ``fetchRows(_:)`` fetched it, with its facets and their labels, within
+        /// `timeLimit`: what is left of the request's time limit.
+        func fetchFacets(for page: TablePage, _ db: Database, timeLimit: Duration) throws -> TablePage {
+            try QueryTimeLimit.run(db, limit: timeLimit) {
+                var budget = ByteBudget.serve
+                var page = page
+                try addFacets(to: &page, db, budget: &budget)
+                return page
+            }
+        }
+
+        /// Whether the view counts facets.
+        var hasFacets: Bool { !query.facets.isEmpty }
+
+        private func rowsPage(_ db: Database, budget: inout ByteBudget) throws -> TablePage {
+            var result = try ResultSet.fetch(db, sql: rows.sql, arguments: rows.arguments, budget: &budget)
+            let keyCount = order?.keys.count ?? 0
+            let hasMore = result.rows.count > parameters.size
+            if hasMore { result.rows.removeLast(result.rows.count - parameters.size) }
+            let lastKeys = result.rows.last.map { Array($0.suffix(keyCount)) }
+            if keyCount > 0 {
+                result.columns.removeLast(keyCount)
+                for index in result.rows.indices { result.rows[index].removeLast(keyCount) }
+            }
+            var seen: Set<String> = []
+            for column in result.columns where !seen.insert(column).inserted {
+                throw ServeError(
+                    .badRequest, "the column \"\(column)\" is selected twice; name each column once in columns=")
+            }
+            var next: String?
+            if hasMore, let order, let lastKeys {
+                next = try nextToken(order: order, after: lastKeys, db)
+            } else if hasMore {
+                next = PageToken.offset(offset + parameters.size).text
+            }
+            var count: Int?
+            if parameters.count {
+                var countSQL = "SELECT count(*) FROM " + String.quotedIdentifier(table)
+                var countArguments: [DatabaseValue] = []
+                if let filter = query.filter {
+                    countSQL += " WHERE " + filter.sql
+                    countArguments = filter.arguments
                 }
-                var seen: Set<String> = []
-                for column in result.columns where !seen.insert(column).inserted {
-                    throw ServeError(
-                        .badRequest, "the column \"\(column)\" is selected twice; name each column once in columns=")
+                count = try db.fetchOne(Int.self, countSQL, countArguments) ?? 0
+            }
+            var labels: [String: [String: String]] = [:]
+            for key in foreignKeys {
+                guard let index = result.columns.firstIndex(where: { $0.sqliteNameMatches(key.column) }) else {
+                    continue
                 }
-                var next: String?
-                if hasMore, let order, let lastKeys {
-                    next = try nextToken(order: order, after: lastKeys, db)
-                } else if hasMore {
-                    next = PageToken.offset(offset + parameters.size).text
+                let values = Set(result.rows.map { $0[index] }.filter { $0 != .null })
+                let found = try key.fetchLabels(values, in: db)
+                if !found.isEmpty { labels[result.columns[index]] = found }
+            }
+            // Only the page's rows and columns: not the row after it, nor the keyset's keys.
+            var invalidText: [Int: [Int: [UInt8]]] = [:]
+            for (row, cells) in result.invalidText where row < result.rows.count {
+                let shown = cells.filter { $0.key < result.columns.count }
+                if !shown.isEmpty { invalidText[row] = shown }
+            }
+            return TablePage(
+                table: table, columns: result.columns, rows: result.rows, count: count,
+                facets: [],
+                next: next, labels: labels, invalidText: invalidText)
+        }
+
+        private func addFacets(to page: inout TablePage, _ db: Database, budget: inout ByteBudget) throws {
+            page.facets = try query.fetchFacets(db, budget: &budget)
+            // A facet's values get labels too, whether or not the page shows its column.
+            for facet in page.facets {
+                guard let key = foreignKeys.first(where: { $0.column.sqliteNameMatches(facet.column) }) else {
+                    continue
                 }
-                var count: Int?
-                if parameters.count {
-                    var countSQL = "SELECT count(*) FROM " + String.quotedIdentifier(table)
-                    var countArguments: [DatabaseValue] = []
-                    if let filter = query.filter {
-                        countSQL += " WHERE " + filter.sql
-                        countArguments = filter.arguments
-                    }
-                    count = try db.fetchOne(Int.self, countSQL, countArguments) ?? 0
-                }
-                var labels: [String: [String: String]] = [:]
-                for key in foreignKeys {
-                    guard let index = result.columns.firstIndex(where: { $0.sqliteNameMatches(key.column) }) else {
-                        continue
-                    }
-                    let values = Set(result.rows.map { $0[index] }.filter { $0 != .null })
-                    let found = try key.fetchLabels(values, in: db)
-                    if !found.isEmpty { labels[result.columns[index]] = found }
-                }
-                let facets = try query.fetchFacets(db, budget: &budget)
-                // A facet's values get labels too, whether or not the page shows its column.
-                for facet in facets {
-                    guard let key = foreignKeys.first(where: { $0.column.sqliteNameMatches(facet.column) }) else {
-                        continue
-                    }
-                    let found = try key.fetchLabels(Set(facet.values.map(\.value).filter { $0 != .null }), in: db)
-                    guard !found.isEmpty else { continue }
-                    let column = labels.keys.first { $0.sqliteNameMatches(facet.column) } ?? facet.column
-                    labels[column, default: [:]].merge(found) { shown, _ in shown }
-                }
-                // Only the page's rows and columns: not the row after it, nor the keyset's keys.
-                var invalidText: [Int: [Int: [UInt8]]] = [:]
-                for (row, cells) in result.invalidText where row < result.rows.count {
-                    let shown = cells.filter { $0.key < result.columns.count }
-                    if !shown.isEmpty { invalidText[row] = shown }
-                }
-                return TablePage(
-                    table: table, columns: result.columns, rows: result.rows, count: count,
-                    facets: facets,
-                    next: next, labels: labels, invalidText: invalidText)
+                let found = try key.fetchLabels(Set(facet.values.map(\.value).filter { $0 != .null }), in: db)
+                guard !found.isEmpty else { continue }
+                let column = page.labels.keys.first { $0.sqliteNameMatches(facet.column) } ?? facet.column
+                page.labels[column, default: [:]].merge(found) { shown, _ in shown }
             }
         }
 
