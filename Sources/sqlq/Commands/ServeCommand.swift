@@ -83,7 +83,9 @@
 
         @Option(
             name: .customLong("time-limit"),
-            help: ArgumentHelp("The longest one request's queries may run, in seconds.", valueName: "seconds"))
+            help: ArgumentHelp(
+                "The longest one request's queries may run, in seconds; they stop sooner if its client goes.",
+                valueName: "seconds"))
         var timeLimit = 5.0
 
         @Option(
@@ -183,7 +185,7 @@
                 router: server.router(),
                 server: .http1(
                     configuration: .init(
-                        additionalChannelHandlers: [ParseFailureAnswer()],
+                        additionalChannelHandlers: [ParseFailureAnswer(), ClientDepartureHandler()],
                         httpDecoderConfiguration: .init(
                             maxHeaderFieldSize: ParseFailureAnswer.maximumHeadLength,
                             maxHeaderListSize: ParseFailureAnswer.maximumHeadLength))),

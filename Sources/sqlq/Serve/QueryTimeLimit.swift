@@ -3,27 +3,32 @@
     import SQLite
 
     /// The time one request's statements may run: SQLite's progress handler interrupts them
-    /// once the deadline has passed, and the request fails with a message rather than holding the
-    /// connection, which every request shares.
+    /// once the deadline has passed, or once the request's client has gone
+    /// (``ClientDeparture/current``), and the request fails rather than holding the connection,
+    /// which every request shares.
     enum QueryTimeLimit {
         /// How many virtual-machine steps run between two checks of the clock: about a tenth of
         /// a millisecond of work.
         private static let stepsPerCheck: Int32 = 1_000
 
-        /// What the progress handler checks: the deadline.
+        /// What the progress handler checks: the deadline, and the client.
         private final class Check {
             let deadline: ContinuousClock.Instant
+            let departure: ClientDeparture?
 
-            init(deadline: ContinuousClock.Instant) { self.deadline = deadline }
+            init(deadline: ContinuousClock.Instant, departure: ClientDeparture?) {
+                self.deadline = deadline
+                self.departure = departure
+            }
 
-            var shouldStop: Bool { ContinuousClock.now > deadline }
+            var shouldStop: Bool { ContinuousClock.now > deadline || departure?.hasLeft == true }
         }
 
         /// Runs `body` with its statements interrupted after `limit`, and with no value longer than an
         /// answer may be (``ByteBudget/serve``).
         static func run<T>(_ db: Database, limit: Duration, _ body: () throws -> T) throws -> T {
             let handle = try connectionHandle(db)
-            let check = Check(deadline: .now + limit)
+            let check = Check(deadline: .now + limit, departure: ClientDeparture.current)
             // Kept alive by the `defer` below for as long as the handler is installed.
             let context = Unmanaged.passUnretained(check).toOpaque()
             sqlite3_progress_handler(
@@ -43,6 +48,7 @@
             do {
                 return try body()
             } catch let error as SQLiteError where error.code == SQLITE_INTERRUPT {
+                if check.departure?.hasLeft == true { throw CancellationError() }
                 throw ServeError(
                     .badRequest,
                     "the query took longer than the time limit (\(limit.formatted)) and was stopped; "

@@ -10,7 +10,8 @@
     /// requests run side by side: each read takes whichever connection is free, and waits for
     /// one when all are busy, at most ``waitLimit``. Each connection has its own time limit
     /// (``QueryTimeLimit``), so a slow request holds one connection, not the server; and a read
-    /// whose task is cancelled stops waiting.
+    /// whose task is cancelled, or whose client has gone (``ClientDeparture``), stops waiting, and
+    /// its statements stop.
     final class ReadConnections: Sendable {
         private struct Waiter {
             var id: Int
@@ -48,10 +49,12 @@
 
         /// Runs `body` on a free connection, in a read transaction. Throws a 503 ``ServeError``
         /// when no connection came free within ``waitLimit``, and `CancellationError` when the
-        /// task was cancelled.
+        /// task was cancelled or the client of its request has gone.
         func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-            guard let connection = await checkOut() else {
+            let departure = ClientDeparture.current
+            guard let connection = await checkOut(departure) else {
                 try Task.checkCancellation()
+                if departure?.hasLeft == true { throw CancellationError() }
                 throw ServeError(
                     .serviceUnavailable,
                     "the server is busy: all \(count) database connections were taken for \(waitLimit.formatted) "
@@ -59,21 +62,27 @@
                     headers: [.retryAfter: "1"])
             }
             defer { checkIn(connection) }
-            return try await connection.read(body)
+            // The connection's thread reads the departure, for the time limit's checks.
+            return try await connection.read { db in try ClientDeparture.$current.withValue(departure) { try body(db) }
+            }
         }
 
-        /// A free connection, or nil once `waitLimit` passed or the task was cancelled.
-        private func checkOut() async -> DatabaseQueue? {
+        /// A free connection, or nil once `waitLimit` passed, the task was cancelled or the
+        /// client left.
+        private func checkOut(_ departure: ClientDeparture?) async -> DatabaseQueue? {
             let id = state.withLock { state in
                 defer { state.nextID += 1 }
                 return state.nextID
             }
             let timer = Lock<Task<Void, Never>?>(nil)
             defer { timer.withLock { $0 }?.cancel() }
+            let observer = departure?.observe { [weak self] in self?.giveUp(id) }
+            defer { departure?.stopObserving(observer) }
             return await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let connection = state.withLock { state -> DatabaseQueue?? in
-                        if Task.isCancelled { return .some(nil) }
+                        // Checked under the lock that giveUp takes, so a departure is never missed.
+                        if Task.isCancelled || departure?.hasLeft == true { return .some(nil) }
                         if let connection = state.free.popLast() { return connection }
                         state.waiting.append(Waiter(id: id, continuation: continuation))
                         return nil

@@ -49,8 +49,9 @@
             }
         }
 
-        func router() -> Router<BasicRequestContext> {
-            let router = Router()
+        func router() -> Router<ServeRequestContext> {
+            let router = Router(context: ServeRequestContext.self)
+            router.add(middleware: ClientDepartureScope())
             router.add(middleware: SecurityHeaders())
             router.add(middleware: RequestGuard(hosts: hosts))
             if let credentials { router.add(middleware: TokenCheck(credentials: credentials)) }
@@ -168,6 +169,8 @@
                     table: view.table, parameters: parameters, request: view, page: page, error: nil,
                     searchable: searchable, tableColumns: schema.columns.map(\.name))
                 let reads = connections.reads
+                // The body is written after this request's handler returns, outside its scope.
+                let departure = ClientDeparture.current
                 let remaining = timeLimit - (ContinuousClock.now - started)
                 var headers = HTTPFields()
                 headers[.contentType] = Format.html.contentType
@@ -178,8 +181,10 @@
                         try await writer.write(ByteBufferAllocator().buffer(string: start))
                         let end: String
                         do {
-                            let complete = try await reads.read { db in
-                                try view.fetchFacets(for: page, db, timeLimit: max(remaining, .milliseconds(1)))
+                            let complete = try await ClientDeparture.$current.withValue(departure) {
+                                try await reads.read { db in
+                                    try view.fetchFacets(for: page, db, timeLimit: max(remaining, .milliseconds(1)))
+                                }
                             }
                             end = PageRenderer.tablePageEnd(
                                 table: view.table, parameters: parameters, request: view, page: complete)

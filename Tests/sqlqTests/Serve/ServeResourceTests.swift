@@ -37,7 +37,8 @@
                 let count = try await Self.reads(server).count
                 let holder = try LockHolder(database.path, begin: "BEGIN EXCLUSIVE;")
                 let request = "GET /notes.json HTTP/1.1\r\nHost: localhost\r\n\r\n"
-                let held = try (0..<count).map { _ in try HeldRequest(server, request) }
+                let held = try (0..<count).map { _ in try RawConnection(server) }
+                for connection in held { connection.send(request) }
                 try await Self.waitForReads(server, "every connection to wait for the lock") { $0.running == count }
                 for path in ["/notes.json", "/notes"] {
                     let busy = try await server.request(path)
@@ -49,6 +50,67 @@
                 try await Self.waitForReads(server, "the held requests to be answered") { $0.running == 0 }
                 for request in held { request.close() }
                 #expect(try await server.request("/notes.json").status == 200)
+            }
+        }
+
+        /// A statement that never ends by itself: only the time limit, or its client leaving, stops it.
+        static let forever =
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0"
+
+        @Test("A client that leaves stops its query at once, and the requests waiting behind it stop waiting")
+        func leavingClientsFreeTheirConnections() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(
+                ["--db", database.path, "--allow-sql", "--time-limit", "600", "--wait-limit", "600"]
+            ) { server in
+                let count = try await Self.reads(server).count
+                let request = "GET /-/sql.json?sql=\(encoded(Self.forever)) HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                let left = try (0..<count + 3).map { _ in try RawConnection(server) }
+                for connection in left { connection.send(request) }
+                try await Self.waitForReads(server, "every connection to run a query, and 3 to wait") {
+                    $0.running == count && $0.waiting == 3
+                }
+                for connection in left { connection.close() }
+                // Without the cancellation, the queries would hold every connection for 600 s.
+                try await Self.waitForReads(server, "the queries of the clients that left to stop") {
+                    $0.running == 0 && $0.waiting == 0
+                }
+                #expect(try await server.request("/notes.json").status == 200)
+            }
+        }
+
+        @Test("A client that leaves while a page's facets are counted stops the count")
+        func leavingClientsStopTheirFacets() async throws {
+            // The rows and the count of `slow` never compute g; its facet does, and never ends.
+            let database = try TestDatabase.with(
+                """
+                CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER);
+                INSERT INTO t(x) VALUES (1), (2), (3);
+                CREATE VIEW slow AS SELECT id, x, (\(Self.forever)) AS g FROM t;
+                """)
+            try await withServer(["--db", database.path, "--time-limit", "600"]) { server in
+                let connection = try RawConnection(server)
+                connection.send("GET /slow?columns=id,x&facet=g HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                // The page's first part, the rows and the count, come before the facets.
+                try connection.receive(through: "id=\"rows\"")
+                try await Self.waitForReads(server, "the facets to be counted") { $0.running == 1 }
+                connection.close()
+                try await Self.waitForReads(server, "the facets of the client that left to stop") { $0.running == 0 }
+                #expect(try await server.request("/slow.json?columns=id").status == 200)
+            }
+        }
+
+        @Test("A connection's requests are answered one after another on it (keep-alive)")
+        func answersKeepTheConnection() async throws {
+            let database = try ServeTests.notesDatabase()
+            try await withServer(["--db", database.path]) { server in
+                let connection = try RawConnection(server)
+                for path in ["/notes.json", "/notes.json?sort=-id", "/-/stats.json"] {
+                    connection.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                    let answer = try connection.receiveAnswer()
+                    #expect(answer.status == 200, "\(path): \(answer.body)")
+                    #expect(answer.headers["connection"] != "close", "\(path): \(answer.headers)")
+                }
             }
         }
 
@@ -94,32 +156,5 @@
                 }
             }
         }
-    }
-
-    /// A request sent on a connection of its own, whose answer is never read: a client that
-    /// leaves when ``close()`` closes the connection.
-    final class HeldRequest {
-        private let descriptor: Int32
-
-        init(_ server: RunningServer, _ request: String) throws {
-            let port = try #require(server.base.split(separator: ":").last.flatMap { UInt16($0) })
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            try #require(descriptor >= 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            try #require(connected == 0)
-            let bytes = Array(request.utf8)
-            let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            try #require(sent == bytes.count)
-        }
-
-        func close() { _ = Glibc.close(descriptor) }
     }
 #endif

@@ -225,4 +225,111 @@
     func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
+
+    /// A connection of its own to `server`, on which a test writes requests as bytes and reads
+    /// what comes back; each read waits at most `hangLimit`. A client that leaves when ``close()``
+    /// closes it.
+    final class RawConnection {
+        private let descriptor: Int32
+        private var received: [UInt8] = []
+
+        init(_ server: RunningServer) throws {
+            let port = try #require(server.base.split(separator: ":").last.flatMap { UInt16($0) })
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            try #require(descriptor >= 0)
+            var limit = timeval(tv_sec: Int(hangLimit.components.seconds), tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if connected != 0 { _ = Glibc.close(descriptor) }
+            try #require(connected == 0)
+        }
+
+        deinit { close() }
+
+        /// Sends `bytes`; the server may answer and close before it reads them all.
+        func send(_ bytes: [UInt8]) {
+            _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        func send(_ text: String) { send(Array(text.utf8)) }
+
+        /// Reads until `done` finds what it waits for in what has arrived, or the server closes
+        /// the connection (nil); what `done` took is not read again.
+        func receive<T>(until done: (_ received: [UInt8]) -> (T, consumed: Int)?) throws -> T? {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                if let (value, consumed) = done(received) {
+                    received.removeFirst(consumed)
+                    return value
+                }
+                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                        throw ServeTestError("waited \(hangLimit) for the server to answer, in vain")
+                    }
+                    return nil
+                }
+                received += chunk[..<count]
+            }
+        }
+
+        /// The next answer, once its head and `Content-Length` bytes of body have arrived.
+        func receiveAnswer() throws -> Answer {
+            let answer = try receive { Self.parseAnswer($0) }
+            return try #require(answer, "the server closed the connection before a whole answer: \(receivedText)")
+        }
+
+        /// Reads until `text` has arrived.
+        func receive(through text: String) throws {
+            let found = try receive { received -> ((), consumed: Int)? in
+                String(decoding: received, as: UTF8.self).contains(text) ? ((), 0) : nil
+            }
+            try #require(found != nil, "the server closed the connection before \"\(text)\": \(receivedText)")
+        }
+
+        var receivedText: String { String(decoding: received, as: UTF8.self) }
+
+        func close() {
+            guard descriptor >= 0 else { return }
+            _ = Glibc.close(descriptor)
+        }
+
+        /// The first answer in `bytes`, once its head and `Content-Length` bytes of body have
+        /// arrived, and how many bytes it took.
+        private static func parseAnswer(_ bytes: [UInt8]) -> (Answer, consumed: Int)? {
+            guard let headEnd = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+            let head = String(decoding: bytes[..<headEnd.lowerBound], as: UTF8.self)
+            let lines = head.split(separator: "\r\n")
+            guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ")[1]) else {
+                return nil
+            }
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+            }
+            let body = bytes[headEnd.upperBound...]
+            guard let length = headers["content-length"].flatMap(Int.init), body.count >= length else { return nil }
+            let answer = Answer(
+                status: status, headers: headers, body: String(decoding: body.prefix(length), as: UTF8.self))
+            return (answer, headEnd.upperBound + length)
+        }
+    }
+
+    /// Sends `bytes` as they are, on a connection of its own, and reads one answer; a read waits
+    /// at most `hangLimit`.
+    func rawRequest(_ server: RunningServer, _ bytes: [UInt8]) throws -> Answer {
+        let connection = try RawConnection(server)
+        connection.send(bytes)
+        return try connection.receiveAnswer()
+    }
 #endif
