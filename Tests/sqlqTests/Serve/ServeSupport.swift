@@ -230,7 +230,9 @@
     /// what comes back; each read waits at most `hangLimit`. A client that leaves when ``close()``
     /// closes it.
     final class RawConnection {
-        private let descriptor: Int32
+        /// -1 once closed: closing a number twice could close a socket the test's HTTP client
+        /// has since opened under it.
+        private var descriptor: Int32
         private var received: [UInt8] = []
 
         init(_ server: RunningServer) throws {
@@ -248,7 +250,7 @@
                     connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
-            if connected != 0 { _ = Glibc.close(descriptor) }
+            if connected != 0 { close() }
             try #require(connected == 0)
         }
 
@@ -301,6 +303,7 @@
         func close() {
             guard descriptor >= 0 else { return }
             _ = Glibc.close(descriptor)
+            descriptor = -1
         }
 
         /// The first answer in `bytes`, once its head and `Content-Length` bytes of body have
