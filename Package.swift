@@ -67,17 +67,22 @@ let package = Package(
         // change hooks; it re-exports SQLCore, QueryBuilder and SQLRecords.
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLCore", "QueryBuilder", "SQLRecords", "Locking"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "Locking", "ChildProcesses"]),
+        // What a cache of query results keys and ages its entries by: paths, clocks and the
+        // eviction policy, and the bookkeeping that applies it. Both caches share it: the query
+        // cache's stores and the live-query engine's records, which serve `SharedReader`.
+        .target(name: "QueryEviction"),
+        .testTarget(name: "QueryEvictionTests", dependencies: ["QueryEviction"]),
         // A cache of any async query's results by key, with eviction, retries and staleness.
-        .target(name: "QueryCache", dependencies: ["Locking"]),
+        .target(name: "QueryCache", dependencies: ["QueryEviction", "Locking"]),
         .testTarget(name: "QueryCacheTests", dependencies: ["QueryCache", "Locking"]),
         // Awaiting an answer that someone else gives, and a terminal that asks a person for it.
         .target(name: "Queryable", dependencies: ["Locking"]),
         .testTarget(name: "QueryableTests", dependencies: ["Queryable", "Locking"]),
         // Live values backed by SQL queries, whatever the database: the engine that decides what
         // a change set refetches, `SharedReader` and its keys. It imports no database driver.
-        .target(name: "LiveQuery", dependencies: ["SQLCore", "QueryBuilder", "QueryCache", "Locking"]),
+        .target(name: "LiveQuery", dependencies: ["SQLCore", "QueryBuilder", "QueryEviction", "Locking"]),
         // Live values on SQLite: the live-query engine fed by SQLite's hooks and the file's changes.
-        .target(name: "SharingSQLite", dependencies: ["LiveQuery", "SQLite", "QueryCache", "Locking"]),
+        .target(name: "SharingSQLite", dependencies: ["LiveQuery", "SQLite", "QueryEviction", "Locking"]),
         .testTarget(
             name: "SharingSQLiteTests",
             dependencies: [
@@ -93,13 +98,14 @@ let package = Package(
         .target(name: "LiveValueTesting", dependencies: ["LiveQuery", "Locking"], path: "Tests/LiveValueTesting"),
         // The engine's own rules, on a source that is no database and on SQLite's.
         .testTarget(
-            name: "LiveQueryTests", dependencies: ["LiveQuery", "SharingSQLite", "LiveValueTesting", "Locking"]),
+            name: "LiveQueryTests",
+            dependencies: ["LiveQuery", "QueryEviction", "SharingSQLite", "LiveValueTesting", "Locking"]),
         // The same rows, values, constraint violations, migrations and live values on a PostgreSQL
         // server.
         .target(
             name: "PostgreSQL",
             dependencies: [
-                "SQLRecords", "SQLCore", "QueryBuilder", "LiveQuery", "QueryCache", "Locking",
+                "SQLRecords", "SQLCore", "QueryBuilder", "LiveQuery", "QueryEviction", "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),

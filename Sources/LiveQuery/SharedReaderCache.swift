@@ -1,5 +1,5 @@
 import Locking
-import QueryCache
+import QueryEviction
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

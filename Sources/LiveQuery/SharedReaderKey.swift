@@ -1,4 +1,4 @@
-import QueryCache
+import QueryEviction
 
 /// What a ``SharedReader`` loads: a query, and the database it runs on.
 ///

@@ -181,7 +181,9 @@ public struct FullTextSearch: Hashable, Sendable, SQLExpressible {
     public var sqlExpression: SQLExpression {
         guard let contentTable else {
             return SQLExpression(
-                SQLFragment([.foreignIdentifier(index), .sql(" MATCH "), .binding(.text(pattern.rawPattern))]),
+                SQLFragment([
+                    .foreignIdentifier(index), .fullTextSearch(" MATCH "), .binding(.text(pattern.rawPattern)),
+                ]),
                 precedence: .comparison)
         }
         var segments: [SQLFragment.Segment] = [
@@ -223,7 +225,7 @@ public struct FullTextSearch: Hashable, Sendable, SQLExpressible {
 
     /// `"index" MATCH ?`
     private var matchSegments: [SQLFragment.Segment] {
-        [.foreignIdentifier(index), .sql(" MATCH "), .binding(.text(pattern.rawPattern))]
+        [.foreignIdentifier(index), .fullTextSearch(" MATCH "), .binding(.text(pattern.rawPattern))]
     }
 
     /// An FTS5 auxiliary function of the match: `name"index", arguments…)`, or on the content
@@ -238,7 +240,7 @@ public struct FullTextSearch: Hashable, Sendable, SQLExpressible {
     /// ranked search of n matches would cost n². The materialized matches are computed once per
     /// run of the statement, and SQLite looks rows up in them through an automatic index.
     private func function(_ name: String, _ arguments: [SQLFragment.Segment]) -> SQLExpression {
-        var call: [SQLFragment.Segment] = [.sql(name), .foreignIdentifier(index)]
+        var call: [SQLFragment.Segment] = [.fullTextSearch(name), .foreignIdentifier(index)]
         for argument in arguments {
             call.append(.sql(", "))
             call.append(argument)

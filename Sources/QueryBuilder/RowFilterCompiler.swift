@@ -1,9 +1,9 @@
 import SQLCore
 
-/// Turns a builder filter back into a tree that ``RowFilter`` evaluates. The builder renders a
-/// known set of SQL texts, so reading its segments is enough; any other text makes the filter
-/// unknown, and the query reads every row. The segments are the same whichever dialect renders
-/// them, so SQLite's and PostgreSQL's live values share it.
+/// Turns a builder filter back into a tree that ``RowFilter`` evaluates. The builder writes a
+/// known set of operators and connectives, so reading its segments is enough; any other text
+/// makes the filter unknown, and the query reads every row. The segments are the same whichever
+/// dialect renders them, so SQLite's and PostgreSQL's live values share it.
 package struct RowFilterCompiler {
     private struct Failure: Error {}
 
@@ -79,6 +79,11 @@ package struct RowFilterCompiler {
 
     private mutating func parsePredicate() throws -> RowFilter.Node {
         let lhs = try parsePrimary()
+        if position < segments.count, case .emptyList = segments[position] {
+            position += 1
+            guard case .column(let column) = lhs else { return .unknown }
+            return .inList(column: column, [])
+        }
         guard let text = peek() else {
             if case .node(let node) = lhs { return node }
             // A bare column or value, true by its numeric value: not evaluated.
@@ -98,21 +103,14 @@ package struct RowFilterCompiler {
             case (.value(let value), .column(let column)): return .comparison(column: column, Self.flipped(op), value)
             default: return .unknown
             }
-        case " LIKE ", " GLOB ":
-            position += 1
-            _ = try parsePrimary()
-            if peek() == " ESCAPE '\\'" { position += 1 }
-            return .unknown
         case " IN (":
             position += 1
             var values: [DatabaseValue] = []
             var isExact = true
-            if peek() != ")" {
-                while true {
-                    if case .value(let value) = try parsePrimary() { values.append(value) } else { isExact = false }
-                    guard peek() == ", " else { break }
-                    position += 1
-                }
+            while true {
+                if case .value(let value) = try parsePrimary() { values.append(value) } else { isExact = false }
+                guard peek() == ", " else { break }
+                position += 1
             }
             try expect(")")
             guard isExact, case .column(let column) = lhs else { return .unknown }
@@ -148,14 +146,27 @@ package struct RowFilterCompiler {
             let node = try parseOr()
             try expect(")")
             return .node(node)
-        case .sql("1"):
-            return .node(.truth(true))
-        case .sql("0"):
-            return .node(.truth(false))
-        case .sql, .foreignIdentifier, .invalidValue:
+        case .boolean(let value):
+            return .node(.truth(value))
+        case .patternMatch(let match):
+            // Not evaluated, but its operands must be this row's, as any other predicate's.
+            try checkOperand(match.operand)
+            try checkOperand(match.pattern)
+            return .node(.unknown)
+        case .sql, .foreignIdentifier, .invalidValue, .emptyList, .fullTextSearch:
             // A lookup in another table is not this row's to decide (nor is a value that never runs).
             throw Failure()
         }
+    }
+
+    /// Throws unless `segments` are one operand this compiler reads: a column of the row, a
+    /// value, or a parenthesized filter of them.
+    private func checkOperand(_ segments: [SQLFragment.Segment]) throws {
+        var operand = RowFilterCompiler(segments: segments, columnIndex: columnIndex)
+        operand.depth = depth + 1
+        guard operand.depth <= Self.maxDepth else { throw Failure() }
+        _ = try operand.parsePrimary()
+        guard operand.position == segments.count else { throw Failure() }
     }
 
     private static func comparison(_ text: String) -> RowFilter.Operator {

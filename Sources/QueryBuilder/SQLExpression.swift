@@ -77,7 +77,13 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         switch node {
         case .column(let name): SQLFragment([.identifier(name)])
         case .comparison(let name, let op, let value):
-            SQLFragment([.identifier(name), .sql(op.sql.description), .binding(value)])
+            if let kind = op.patternKind {
+                SQLFragment([
+                    .patternMatch(SQLPatternMatch(kind, operand: [.identifier(name)], pattern: [.binding(value)]))
+                ])
+            } else {
+                SQLFragment([.identifier(name), .sql(op.sql.description), .binding(value)])
+            }
         case .fragment(let fragment, _): fragment
         }
     }
@@ -133,6 +139,11 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         case .column(let name):
             SQLFragment.Segment.identifier(name).hash(into: &hasher)
         case .comparison(let name, let op, let value):
+            if let kind = op.patternKind {
+                hasher.combine(7 as UInt8)
+                SQLPatternMatch.hash(kind, operand: [.identifier(name)], pattern: [.binding(value)], into: &hasher)
+                return
+            }
             SQLFragment.Segment.identifier(name).hash(into: &hasher)
             SQLFragment.Segment.sql(op.sql.description).hash(into: &hasher)
             SQLFragment.Segment.binding(value).hash(into: &hasher)
@@ -162,11 +173,26 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
     package static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, _ rhs: SQLExpression)
         -> SQLExpression
     {
+        var pattern: [SQLFragment.Segment] = []
+        append(rhs, to: &pattern, parenthesized: rhs.precedence != .atom)
+        return comparison(lhs, op, rhs: pattern)
+    }
+
+    /// `lhs op rhs`, the right operand's segments made: `op` is an operator or a pattern match.
+    @usableFromInline
+    package static func comparison(_ lhs: SQLExpression, _ op: SQLComparisonOperator, rhs: [SQLFragment.Segment])
+        -> SQLExpression
+    {
         var segments: [SQLFragment.Segment] = []
-        segments.reserveCapacity(lhs.fragment.segments.count + rhs.fragment.segments.count + 5)
+        segments.reserveCapacity(lhs.fragment.segments.count + rhs.count + 3)
         append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
+        if let kind = op.patternKind {
+            return SQLExpression(
+                SQLFragment([.patternMatch(SQLPatternMatch(kind, operand: segments, pattern: rhs))]),
+                precedence: .comparison)
+        }
         segments.append(.sql(op.sql.description))
-        append(rhs, to: &segments, parenthesized: rhs.precedence != .atom)
+        segments.append(contentsOf: rhs)
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
     }
 
@@ -190,12 +216,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         if case .column(let name) = lhs.node {
             return SQLExpression(.comparison(column: name, op, value))
         }
-        var segments: [SQLFragment.Segment] = []
-        segments.reserveCapacity(lhs.fragment.segments.count + 4)
-        append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
-        segments.append(.sql(op.sql.description))
-        segments.append(.binding(value))
-        return SQLExpression(SQLFragment(segments), precedence: .comparison)
+        return comparison(lhs, op, rhs: [.binding(value)])
     }
 
     /// `lhs op ?` with a Swift value's segment (``SQLFragment/Segment/binding(of:)``): its stored
@@ -208,12 +229,7 @@ public struct SQLExpression: Hashable, Sendable, SQLExpressible {
         switch segment {
         case .binding(let bound): return comparison(lhs, op, value: bound)
         case let invalid:
-            var segments: [SQLFragment.Segment] = []
-            let lhs = lhs.sqlExpression
-            append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
-            segments.append(.sql(op.sql.description))
-            segments.append(invalid)
-            return SQLExpression(SQLFragment(segments), precedence: .comparison)
+            return comparison(lhs.sqlExpression, op, rhs: [invalid])
         }
     }
 
@@ -269,7 +285,7 @@ extension SQLExpression {
 
     private static func balanced(_ operands: [SQLExpression], _ kind: Precedence) -> SQLExpression {
         guard !operands.isEmpty else {
-            return SQLExpression(SQLFragment([.sql(kind == .and ? "1" : "0")]), precedence: .atom)
+            return SQLExpression(SQLFragment([.boolean(kind == .and)]), precedence: .atom)
         }
         var level = operands
         while level.count > chainGroupSize {
@@ -319,6 +335,16 @@ package enum SQLComparisonOperator: UInt8, Hashable, Sendable {
         case .greaterOrEqual: " >= "
         case .like: " LIKE "
         case .glob: " GLOB "
+        }
+    }
+
+    /// The pattern match the operator is, whose operands the dialects render together.
+    @usableFromInline
+    package var patternKind: SQLPatternMatch.Kind? {
+        switch self {
+        case .like: .like
+        case .glob: .glob
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: nil
         }
     }
 }

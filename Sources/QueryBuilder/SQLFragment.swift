@@ -22,6 +22,17 @@ package struct SQLFragment: Hashable, Sendable {
         /// A Swift value with no stored form (a `Date` past year 9999): rendered as a placeholder
         /// bound to NULL, and reported by the renderer, so that the request throws when it runs.
         case invalidValue(ValueConversionError)
+        /// A truth value, as the empty `AND` (true) and `OR` (false) are: `1` and `0` on SQLite,
+        /// whose booleans are integers, `TRUE` and `FALSE` on PostgreSQL.
+        case boolean(Bool)
+        /// A membership test in the empty list, after its left operand: false for every row,
+        /// NULL included. SQLite reads ` IN ()`; PostgreSQL has no such syntax, and
+        /// ` = ANY('{}')` is false in the same cases, with an array of the left side's type.
+        case emptyList
+        /// A `LIKE` or `GLOB` with both operands, which the dialects render differently.
+        case patternMatch(SQLPatternMatch)
+        /// SQL of SQLite's FTS5 (`MATCH`, `bm25(`, `snippet(`, `highlight(`), which only SQLite has.
+        case fullTextSearch(String)
 
         @usableFromInline
         package static func == (lhs: Segment, rhs: Segment) -> Bool {
@@ -31,6 +42,10 @@ package struct SQLFragment: Hashable, Sendable {
                 lhs.hasSameBytes(as: rhs)
             case (.binding(let lhs), .binding(let rhs)): lhs.isIdentical(to: rhs)
             case (.invalidValue(let lhs), .invalidValue(let rhs)): lhs == rhs
+            case (.boolean(let lhs), .boolean(let rhs)): lhs == rhs
+            case (.emptyList, .emptyList): true
+            case (.patternMatch(let lhs), .patternMatch(let rhs)): lhs == rhs
+            case (.fullTextSearch(let lhs), .fullTextSearch(let rhs)): lhs.hasSameBytes(as: rhs)
             default: false
             }
         }
@@ -53,6 +68,17 @@ package struct SQLFragment: Hashable, Sendable {
             case .invalidValue(let error):
                 hasher.combine(4 as UInt8)
                 hasher.combine(error)
+            case .boolean(let value):
+                hasher.combine(5 as UInt8)
+                hasher.combine(value)
+            case .emptyList:
+                hasher.combine(6 as UInt8)
+            case .patternMatch(let match):
+                hasher.combine(7 as UInt8)
+                match.hash(into: &hasher)
+            case .fullTextSearch(let text):
+                hasher.combine(8 as UInt8)
+                text.hashBytes(into: &hasher)
             }
         }
 
@@ -90,10 +116,71 @@ package struct SQLFragment: Hashable, Sendable {
 
     /// The identifiers the fragment mentions, for schema checks.
     package var identifiers: [String] {
-        segments.compactMap { segment in
-            if case .identifier(let name) = segment { return name }
-            return nil
+        var names: [String] = []
+        Self.collectIdentifiers(segments, into: &names)
+        return names
+    }
+
+    private static func collectIdentifiers(_ segments: [Segment], into names: inout [String]) {
+        for segment in segments {
+            switch segment {
+            case .identifier(let name): names.append(name)
+            case .patternMatch(let match):
+                collectIdentifiers(match.operand, into: &names)
+                collectIdentifiers(match.pattern, into: &names)
+            case .sql, .foreignIdentifier, .binding, .invalidValue, .boolean, .emptyList, .fullTextSearch: break
+            }
         }
+    }
+}
+
+/// `operand LIKE pattern` or `operand GLOB pattern`, kept whole because the dialects differ
+/// around both operands: PostgreSQL folds the case of each side as SQLite's `LIKE` does, and
+/// has no `GLOB`.
+@usableFromInline
+package struct SQLPatternMatch: Hashable, Sendable {
+    @usableFromInline
+    package enum Kind: UInt8, Hashable, Sendable {
+        /// `LIKE`, with no escape character.
+        case like
+        /// `LIKE … ESCAPE '\'`, as `contains` and `hasPrefix` write it.
+        case likeEscapedByBackslash
+        /// `GLOB`, case-sensitive, SQLite's only.
+        case glob
+    }
+
+    package var kind: Kind
+    /// The left operand, parenthesized when it is compound.
+    package var operand: [SQLFragment.Segment]
+    /// The pattern, parenthesized when it is compound: nearly always one bound value.
+    package var pattern: [SQLFragment.Segment]
+
+    @usableFromInline
+    package init(_ kind: Kind, operand: [SQLFragment.Segment], pattern: [SQLFragment.Segment]) {
+        self.kind = kind
+        self.operand = operand
+        self.pattern = pattern
+    }
+
+    @usableFromInline
+    package static func == (lhs: SQLPatternMatch, rhs: SQLPatternMatch) -> Bool {
+        lhs.kind == rhs.kind && lhs.operand == rhs.operand && lhs.pattern == rhs.pattern
+    }
+
+    @usableFromInline
+    package func hash(into hasher: inout Hasher) {
+        Self.hash(kind, operand: operand, pattern: pattern, into: &hasher)
+    }
+
+    /// The hash of a match with these parts, for an expression stored inline to hash as the
+    /// match it stands for without making it.
+    package static func hash(
+        _ kind: Kind, operand: [SQLFragment.Segment], pattern: [SQLFragment.Segment], into hasher: inout Hasher
+    ) {
+        hasher.combine(kind)
+        hasher.combine(operand.count)
+        for segment in operand { segment.hash(into: &hasher) }
+        for segment in pattern { segment.hash(into: &hasher) }
     }
 }
 
@@ -189,33 +276,13 @@ package final class SQLRenderer {
         append(text.utf8Start, byteCount: text.utf8CodeUnitCount)
     }
 
-    /// SQL text written by this module, kept in a fragment.
+    /// SQL text written by this module, kept in a fragment: the same in every dialect.
     package func append(text: String) {
-        if dialect == .postgreSQL, let translated = postgreSQLText(for: text) {
-            return appendRaw(translated)
-        }
         appendRaw(text)
     }
 
     /// Turns off the escape character of PostgreSQL's LIKE, for SQLite's meaning of a pattern.
     private static let noLikeEscape = " ESCAPE ''"
-
-    /// The PostgreSQL spelling of the few pieces of SQLite text that differ, or nil when the
-    /// text is the same in both.
-    private func postgreSQLText(for text: String) -> String? {
-        switch text {
-        // The empty AND and OR: SQLite's booleans are integers, PostgreSQL's are not.
-        case "1": return "TRUE"
-        case "0": return "FALSE"
-        case " GLOB ":
-            if unsupported == nil { unsupported = "GLOB" }
-            return nil
-        case " MATCH ", "bm25(", "snippet(", "highlight(":
-            if unsupported == nil { unsupported = "FTS5 full-text search (MATCH, bm25, snippet, highlight)" }
-            return nil
-        default: return nil
-        }
-    }
 
     private func appendRaw(_ text: String) {
         let copied: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
@@ -231,14 +298,11 @@ package final class SQLRenderer {
         case .column(let name):
             appendIdentifier(name)
         case .comparison(let name, let op, let value):
-            if dialect == .postgreSQL && op == .like {
-                appendRaw(Self.foldOpen)
-                appendIdentifier(name)
-                appendLikeRest(value, escaped: false)
-                return
+            if let kind = op.patternKind {
+                return appendPatternMatch(kind, operand: { appendIdentifier(name) }, pattern: { appendBinding(value) })
             }
             appendIdentifier(name)
-            if dialect == .sqlite { append(op.sql) } else { append(text: op.sql.description) }
+            append(op.sql)
             appendBinding(value)
         case .fragment(let fragment, _):
             append(fragment)
@@ -246,18 +310,68 @@ package final class SQLRenderer {
     }
 
     package func append(_ fragment: SQLFragment) {
-        guard dialect == .sqlite else { return appendPostgreSQL(fragment) }
-        for segment in fragment.segments { append(segment) }
+        append(fragment.segments)
+    }
+
+    private func append(_ segments: [SQLFragment.Segment]) {
+        for segment in segments { append(segment) }
     }
 
     private func append(_ segment: SQLFragment.Segment) {
         switch segment {
-        case .sql(let text): append(text: text)
+        case .sql(let text): appendRaw(text)
         case .identifier(let name), .foreignIdentifier(let name): appendIdentifier(name)
         case .binding(let value): appendBinding(value)
         case .invalidValue(let error):
             if invalidValue == nil { invalidValue = error }
             appendBinding(.null)
+        case .boolean(let value):
+            switch dialect {
+            case .sqlite: append(byte: value ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+            case .postgreSQL: append(value ? "TRUE" : "FALSE")
+            }
+        case .emptyList:
+            switch dialect {
+            case .sqlite: append(" IN ()")
+            case .postgreSQL: append(" = ANY('{}')")
+            }
+        case .patternMatch(let match):
+            appendPatternMatch(match.kind, operand: { append(match.operand) }, pattern: { append(match.pattern) })
+        case .fullTextSearch(let text):
+            if dialect != .sqlite, unsupported == nil {
+                unsupported = "FTS5 full-text search (MATCH, bm25, snippet, highlight)"
+            }
+            appendRaw(text)
+        }
+    }
+
+    /// `operand LIKE pattern`, `… ESCAPE '\'` or `operand GLOB pattern`. On PostgreSQL, a `LIKE`
+    /// compares both sides' text with only the ASCII letters folded, as SQLite's does whatever
+    /// the database's locale (`ILIKE` and `lower()` follow the locale: `É` matches `é` under
+    /// ICU), and with no escape character unless one is named; the left side is compared as
+    /// text, as SQLite compares a number's text form (`priority LIKE '1%'`).
+    private func appendPatternMatch(_ kind: SQLPatternMatch.Kind, operand: () -> Void, pattern: () -> Void) {
+        switch (dialect, kind) {
+        case (.postgreSQL, .like), (.postgreSQL, .likeEscapedByBackslash):
+            appendRaw(Self.foldOpen)
+            operand()
+            appendRaw("::text")
+            appendRaw(Self.foldClose)
+            appendRaw(" LIKE ")
+            appendRaw(Self.foldOpen)
+            pattern()
+            appendRaw(Self.foldClose)
+            appendRaw(kind == .like ? Self.noLikeEscape : " ESCAPE '\\'")
+        case (_, .glob):
+            if dialect != .sqlite, unsupported == nil { unsupported = "GLOB" }
+            operand()
+            append(" GLOB ")
+            pattern()
+        case (.sqlite, _):
+            operand()
+            append(" LIKE ")
+            pattern()
+            if kind == .likeEscapedByBackslash { append(" ESCAPE '\\'") }
         }
     }
 
@@ -268,80 +382,8 @@ package final class SQLRenderer {
 
     /// Opens the ASCII-only case folding of a `LIKE` operand.
     private static let foldOpen = "translate("
-    /// Closes it: SQLite's `LIKE` folds the 26 ASCII letters and nothing else, while
-    /// PostgreSQL's `ILIKE` and `lower()` follow the database's locale (`É` matches `é` under ICU).
+    /// Closes it: SQLite's `LIKE` folds the 26 ASCII letters and nothing else.
     private static let foldClose = ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-
-    /// The rest of `translate(lhs` `::text, …) LIKE translate(?, …) ESCAPE …`. The left side
-    /// is compared as text, as SQLite compares a number's text form (`priority LIKE '1%'`).
-    private func appendLikeRest(_ pattern: DatabaseValue, escaped: Bool) {
-        appendRaw("::text")
-        appendRaw(Self.foldClose)
-        appendRaw(" LIKE ")
-        appendRaw(Self.foldOpen)
-        appendBinding(pattern)
-        appendRaw(Self.foldClose)
-        if !escaped { appendRaw(Self.noLikeEscape) }
-    }
-
-    /// Where the left operand of each `LIKE ?` in `segments` starts (how many begin at an index),
-    /// and where those `LIKE`s are: the operand is one atom (a name, a value, or a parenthesized
-    /// group, as the builders write it), found by walking back over balanced parentheses.
-    private static func likeOperandStarts(_ segments: [SQLFragment.Segment]) -> (starts: [Int: Int], likes: Set<Int>) {
-        var starts: [Int: Int] = [:]
-        var likes: Set<Int> = []
-        for index in segments.indices {
-            guard case .sql(" LIKE ") = segments[index], index > 0, index + 1 < segments.count,
-                case .binding = segments[index + 1]
-            else { continue }
-            var start = index - 1
-            var depth = 0
-            while start >= 0 {
-                if case .sql(let text) = segments[start] {
-                    for byte in text.utf8 {
-                        if byte == UInt8(ascii: ")") { depth += 1 } else if byte == UInt8(ascii: "(") { depth -= 1 }
-                    }
-                }
-                if depth <= 0 { break }
-                start -= 1
-            }
-            guard start >= 0, depth == 0 else { continue }
-            // A qualified name, `"alias"."column"`, is one atom too.
-            while start >= 2, case .sql(".") = segments[start - 1] { start -= 2 }
-            starts[start, default: 0] += 1
-            likes.insert(index)
-        }
-        return (starts, likes)
-    }
-
-    /// A fragment in PostgreSQL's dialect: the pieces whose meaning depends on their neighbours.
-    private func appendPostgreSQL(_ fragment: SQLFragment) {
-        let (likeStarts, likes) =
-            fragment.segments.contains(.sql(" LIKE ")) ? Self.likeOperandStarts(fragment.segments) : ([:], [])
-        var segments = fragment.segments[...]
-        // The slice keeps the array's indices, which are those of `likeStarts` and `likes`.
-        while let position = segments.indices.first, let segment = segments.popFirst() {
-            for _ in 0..<(likeStarts[position] ?? 0) { appendRaw(Self.foldOpen) }
-            // An empty list: SQLite reads `IN ()` as false, even for NULL; PostgreSQL has no such
-            // syntax, and `= ANY('{}')` is false in the same cases, with an array of the left
-            // side's type.
-            if case .sql(" IN (") = segment, case .sql(")") = segments.first {
-                segments.removeFirst()
-                appendRaw(" = ANY('{}')")
-                continue
-            }
-            // PostgreSQL's LIKE takes `\` as an escape character unless told otherwise; SQLite's
-            // has none. `contains` and `hasPrefix` name their own.
-            if likes.contains(position), case .binding(let value) = segments.first {
-                segments.removeFirst()
-                var escaped = false
-                if case .sql(" ESCAPE '\\'") = segments.first { escaped = true }
-                appendLikeRest(value, escaped: escaped)
-                continue
-            }
-            append(segment)
-        }
-    }
 
     package func appendBinding(_ value: DatabaseValue) {
         arguments.append(value)

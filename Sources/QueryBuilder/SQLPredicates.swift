@@ -16,14 +16,13 @@ extension SQLExpressible {
         var segments: [SQLFragment.Segment] = []
         segments.reserveCapacity(lhs.fragment.segments.count + values.underestimatedCount * 2 + 4)
         SQLExpression.append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
-        segments.append(.sql(" IN ("))
         var first = true
         for value in values {
-            if !first { segments.append(.sql(", ")) }
+            segments.append(.sql(first ? " IN (" : ", "))
             first = false
             segments.append(.binding(of: value))
         }
-        segments.append(.sql(")"))
+        segments.append(first ? .emptyList : .sql(")"))
         return SQLExpression(SQLFragment(segments), precedence: .comparison)
     }
 
@@ -76,13 +75,10 @@ extension SQLExpressible {
 
     private func escapedLike(_ pattern: String) -> SQLExpression {
         let lhs = sqlExpression
-        var segments: [SQLFragment.Segment] = []
-        segments.reserveCapacity(lhs.fragment.segments.count + 5)
-        SQLExpression.append(lhs, to: &segments, parenthesized: lhs.precedence != .atom)
-        segments.append(.sql(" LIKE "))
-        segments.append(.binding(.text(pattern)))
-        segments.append(.sql(" ESCAPE '\\'"))
-        return SQLExpression(SQLFragment(segments), precedence: .comparison)
+        var operand: [SQLFragment.Segment] = []
+        SQLExpression.append(lhs, to: &operand, parenthesized: lhs.precedence != .atom)
+        let match = SQLPatternMatch(.likeEscapedByBackslash, operand: operand, pattern: [.binding(.text(pattern))])
+        return SQLExpression(SQLFragment([.patternMatch(match)]), precedence: .comparison)
     }
 
     /// `text` with LIKE's wildcards and the escape character itself escaped by `\`.

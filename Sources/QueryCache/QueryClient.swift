@@ -6,7 +6,7 @@ import Locking
     import Foundation
 #endif
 
-/// Caches one ``QueryStore`` per ``QueryPath`` and acts on groups of stores by path prefix.
+/// Caches one ``QueryStore`` per `QueryPath` and acts on groups of stores by path prefix.
 ///
 /// Lookups are a dictionary access under a lock, so getting back a cached store, and reading its
 /// `currentValue`, is synchronous and cheap.
@@ -242,7 +242,7 @@ public final class QueryClient: Sendable {
         }
     }
 
-    /// Evicts what the policy lets go (see ``StoreEviction``), keeping `path`'s store.
+    /// Evicts what the policy lets go (see `StoreEviction`), keeping `path`'s store.
     private func evict(now: Date, keeping path: QueryPath?, scan: Bool = false, in storage: inout Storage) -> Evicted {
         var evicted = Evicted(handler: storage.evictionHandler)
         let stores = storage.stores

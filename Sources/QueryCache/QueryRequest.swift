@@ -1,4 +1,4 @@
-/// A description of how to fetch a value, identified by a ``QueryPath``.
+/// A description of how to fetch a value, identified by a `QueryPath`.
 ///
 /// Implement one of the two `fetch` methods (`with:` or `using:`; they are interchangeable).
 /// `path` comes for free when the query is `Hashable`.

@@ -1,4 +1,4 @@
-import QueryCache
+import QueryEviction
 
 // The keys a `SharedReader` reads: SQL text with bound arguments, or a `FetchKeyRequest`.
 // Each fetch reports what it read: a SQL key the region its statement recorded when prepared,

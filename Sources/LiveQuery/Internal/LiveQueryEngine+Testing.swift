@@ -1,4 +1,4 @@
-import QueryCache
+import QueryEviction
 
 // What tests read and set of an engine, kept out of the engine itself.
 

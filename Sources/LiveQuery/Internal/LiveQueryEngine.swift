@@ -1,6 +1,6 @@
 import Dispatch
 import Locking
-import QueryCache
+import QueryEviction
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

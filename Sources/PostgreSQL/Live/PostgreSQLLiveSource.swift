@@ -3,7 +3,7 @@ import LiveQuery
 import Locking
 import PostgresNIO
 import QueryBuilder
-import QueryCache
+import QueryEviction
 import SQLCore
 import SQLRecords
 

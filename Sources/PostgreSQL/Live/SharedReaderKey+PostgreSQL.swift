@@ -1,7 +1,7 @@
 import Dispatch
 import LiveQuery
 import QueryBuilder
-import QueryCache
+import QueryEviction
 import SQLCore
 import SQLRecords
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Locking
-import QueryCache
+import QueryEviction
 import Synchronization
 
 /// The engine that keeps the live values of a SQLite database current: one per writer, found

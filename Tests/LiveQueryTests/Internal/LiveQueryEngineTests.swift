@@ -1,7 +1,7 @@
 import Foundation
 import LiveValueTesting
 import Locking
-import QueryCache
+import QueryEviction
 import Testing
 
 @testable import LiveQuery

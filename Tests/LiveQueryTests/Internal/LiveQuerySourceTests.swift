@@ -1,6 +1,6 @@
 import LiveValueTesting
 import Locking
-import QueryCache
+import QueryEviction
 import Testing
 
 @testable import LiveQuery

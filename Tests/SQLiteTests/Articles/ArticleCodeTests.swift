@@ -94,7 +94,8 @@ import Testing
         let modules = Set(Self.articles.map(\.module))
         #expect(
             modules == [
-                "LiveHTTP", "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "Queryable", "SQLCore",
+                "LiveHTTP", "LiveQuery", "PostgreSQL", "QueryBuilder", "QueryCache", "QueryEviction", "Queryable",
+                "SQLCore",
                 "SQLRecords",
                 "SQLite",
                 "SharingSQLite",

@@ -4,17 +4,17 @@
     import Foundation
 #endif
 
-/// When a ``QueryClient`` forgets stores nobody uses.
+/// When a cache forgets stores nobody uses: `QueryCache`'s `QueryClient`, and the cache of the
+/// live-query engine behind `SharedReader`s.
 ///
 /// A store is a candidate once it has no subscribers and no running fetch. It is evicted when it
-/// has been idle (since its last subscriber left or its last lookup through the client, whichever
-/// is later) for ``idleTimeout`` by the client's query clock, or, least recently looked up first,
-/// when the client holds more than ``maxStoreCount`` stores. Eviction runs on lookups through the
-/// client and on ``QueryClient/evictExpired()``; nothing runs on a timer, so tests control it
-/// with the clock alone. Lookups check for expired stores at most once per sixteenth of the
-/// timeout, so a store may stay that much longer; the count is kept on every lookup, in constant
-/// time however many stores there are. An evicted store keeps working for whoever still holds
-/// it, and ``QueryClient/evictionHandler`` hears of it.
+/// has been idle (since its last subscriber left or its last lookup, whichever is later) for
+/// ``idleTimeout`` by the cache's ``QueryClock``, or, least recently looked up first, when the
+/// cache holds more than ``maxStoreCount`` stores. Eviction runs on lookups (and on
+/// `QueryClient.evictExpired()`); nothing runs on a timer, so tests control it with the clock
+/// alone. Lookups check for expired stores at most once per sixteenth of the timeout, so a store
+/// may stay that much longer; the count is kept on every lookup, in constant time however many
+/// stores there are. An evicted store keeps working for whoever still holds it.
 ///
 /// ```swift
 /// let client = QueryClient(evictionPolicy: QueryEvictionPolicy(idleTimeout: 60, maxStoreCount: 100))

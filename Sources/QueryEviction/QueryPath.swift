@@ -1,5 +1,5 @@
-/// A hierarchical identifier for a query, used to cache stores in a ``QueryClient`` and to match
-/// groups of stores by prefix.
+/// A hierarchical identifier for a query: the key of its store in a cache (`QueryCache`'s
+/// `QueryClient`, which also matches groups of stores by prefix, and the live-query engine).
 ///
 /// ```swift
 /// let path: QueryPath = ["nearby-events", region]

@@ -4,11 +4,11 @@
     import Foundation
 #endif
 
-/// Tells a query what time it is. Used for `valueLastUpdatedAt`, `errorLastUpdatedAt`,
-/// staleness and eviction, so a test can control time completely.
+/// Tells a cache what time it is: when a value was last updated, whether it is stale, and when an
+/// unused store has been idle long enough to evict, so that a test can control time completely.
 ///
 /// ```swift
-/// store.context.queryClock = .custom { Date(timeIntervalSince1970: 1234567890) }
+/// store.context.queryClock = .custom { Date(timeIntervalSince1970: 1234567890) }  // QueryCache
 /// ```
 public protocol QueryClock: Sendable {
     /// The current date according to this clock.
@@ -53,22 +53,9 @@ extension QueryClock where Self == CustomQueryClock {
     ///
     /// ```swift
     /// let date = Date(timeIntervalSince1970: 1234567890)
-    /// store.context.queryClock = .custom { date }
+    /// let clock: any QueryClock = .custom { date }
     /// ```
     public static func custom(_ now: @escaping @Sendable () -> Date) -> CustomQueryClock {
         CustomQueryClock(now)
-    }
-}
-
-extension QueryContext {
-    /// The clock used to timestamp state updates, decide staleness and drive eviction.
-    /// Defaults to ``QueryClock/systemTime``.
-    public var queryClock: any QueryClock {
-        get { self[QueryClockKey.self] }
-        set { self[QueryClockKey.self] = newValue }
-    }
-
-    private enum QueryClockKey: Key {
-        static var defaultValue: any QueryClock { SystemTimeQueryClock() }
     }
 }

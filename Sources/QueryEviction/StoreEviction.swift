@@ -5,7 +5,7 @@
 #endif
 
 /// Which stores of a cache a ``QueryEvictionPolicy`` lets go, and when: the bookkeeping of
-/// ``QueryClient``, and of any other owner of stores (the live-query engine keeps its own).
+/// `QueryCache`'s `QueryClient` and of the live-query engine's cache.
 ///
 /// It knows each store by its owner's key, when it was last used, and in which order stores were
 /// used; whether a store is in use now, the owner says when asked (`status`). Finding the stores
